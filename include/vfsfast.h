@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vfsfast: fast paths for hot VFS functions, installed at run time by
+ * ftrace redirection and switched on and off per optimization in sysfs.
+ *
+ * An optimization is a table, in the manner of livepatch's klp_func arrays:
+ * for each kernel function it takes over, the symbol and the replacement.
+ * The fields above the "engine" comment are the optimization's to fill; the
+ * ones below belong to the hook engine and the sysfs code.
+ */
+#ifndef _VFSFAST_H
+#define _VFSFAST_H
+
+#include <linux/ftrace.h>
+#include <linux/kobject.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include "compat.h"
+
+#define VFSFAST_VERSION "0.1.0"
+
+struct vfsfast_func {
+	/* Target symbol; also the name reported in sysfs and dmesg. */
+	const char *old_name;
+	/* Address of the target when it is exported, else 0 (resolved by name). */
+	unsigned long old_addr;
+	/* Replacement: same prototype as the target. */
+	void *new_func;
+	/*
+	 * Replacement that only calls the target, used to measure what the
+	 * redirect itself costs (the "passthrough" knob).
+	 */
+	void *passthru_func;
+
+	/* engine */
+	unsigned long target;
+	unsigned long redirect;
+	struct ftrace_ops ops;
+	bool filtered;
+	bool registered;
+};
+
+struct vfsfast_stats {
+	unsigned long hits;
+	unsigned long fallbacks;
+};
+
+struct vfsfast_opt {
+	const char *name;
+	/* NULL-terminated (old_name == NULL) array of functions taken over. */
+	struct vfsfast_func *funcs;
+	/*
+	 * What the running kernel already has of this optimization, as the
+	 * kernel names it (e.g. "IOP_CACHED_LINK"), or NULL if it has none.
+	 * Decided at build time by the compat probes.
+	 */
+	const char *upstream;
+
+	/* engine */
+	struct vfsfast_stats __percpu *stats;
+	const char *unsupported;	/* reason, or NULL when supported */
+	char reason[96];
+	int last_error;
+	bool enabled;
+	bool passthrough;
+	struct kobject *kobj;
+};
+
+/* Every optimization, NULL-terminated; defined in main.c. */
+extern struct vfsfast_opt *vfsfast_opts[];
+/* Serializes every state change of every optimization. */
+extern struct mutex vfsfast_mutex;
+
+/* Counts tasks executing replacement code, so unload can wait for them. */
+DECLARE_PER_CPU(long, vfsfast_inflight);
+
+static __always_inline void vfsfast_enter(void)
+{
+	this_cpu_inc(vfsfast_inflight);
+}
+
+static __always_inline void vfsfast_leave(void)
+{
+	this_cpu_dec(vfsfast_inflight);
+}
+
+#define vfsfast_hit(opt)	this_cpu_inc((opt)->stats->hits)
+#define vfsfast_fallback(opt)	this_cpu_inc((opt)->stats->fallbacks)
+
+/* symbols.c */
+int vfsfast_symbols_init(void);
+unsigned long vfsfast_lookup_name(const char *name);
+
+/* hook.c */
+int vfsfast_hook_init(void);
+int vfsfast_opt_prepare(struct vfsfast_opt *opt);
+void vfsfast_opt_release(struct vfsfast_opt *opt);
+int vfsfast_opt_enable(struct vfsfast_opt *opt);
+void vfsfast_opt_disable(struct vfsfast_opt *opt);
+void vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
+void vfsfast_drain(void);
+
+/* sysfs.c */
+int vfsfast_sysfs_init(void);
+void vfsfast_sysfs_exit(void);
+
+/* One struct vfsfast_opt per optimization file. */
+extern struct vfsfast_opt vfsfast_opt_readlink;
+
+#endif /* _VFSFAST_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels vfsfast supports lives here.  The
+ * VFSFAST_HAVE_* flags come from compile probes (probe.sh, run by Kbuild
+ * against the target's headers); the rest of the module uses only the
+ * helpers below and never compares version numbers.
+ */
+#ifndef _VFSFAST_COMPAT_H
+#define _VFSFAST_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sysfs.h>
+
+#include "vfsfast_probes.h"
+
+/* ---- ftrace callbacks -------------------------------------------------- */
+
+#ifdef VFSFAST_HAVE_FTRACE_REGS
+typedef struct ftrace_regs vfsfast_fregs_t;
+#else
+typedef struct pt_regs vfsfast_fregs_t;
+#endif
+
+/*
+ * Kernels with DYNAMIC_FTRACE_WITH_ARGS let a callback change the return
+ * address without saving every register; without it (5.10) IPMODIFY needs
+ * the full pt_regs frame.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+#define VFSFAST_FL_SAVE_REGS	0
+#else
+#define VFSFAST_FL_SAVE_REGS	FTRACE_OPS_FL_SAVE_REGS
+#endif
+
+/*
+ * The callback never calls anything traceable, so it needs no recursion
+ * guard; on 5.10 that has to be said explicitly or ftrace adds a slow
+ * wrapper around it.
+ */
+#ifdef VFSFAST_HAVE_FTRACE_RECURSION_SAFE
+#define VFSFAST_FL_RECURSION	FTRACE_OPS_FL_RECURSION_SAFE
+#else
+#define VFSFAST_FL_RECURSION	0
+#endif
+
+#define VFSFAST_FTRACE_FLAGS \
+	(FTRACE_OPS_FL_IPMODIFY | VFSFAST_FL_SAVE_REGS | VFSFAST_FL_RECURSION)
+
+static __always_inline void vfsfast_set_ip(vfsfast_fregs_t *fregs,
+					   unsigned long ip)
+{
+#if defined(VFSFAST_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER)
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#elif defined(VFSFAST_HAVE_FTRACE_INSTRUCTION_POINTER_SET)
+	ftrace_instruction_pointer_set(fregs, ip);
+#elif defined(VFSFAST_HAVE_FTRACE_REGS)
+	ftrace_get_regs(fregs)->ip = ip;
+#else
+	fregs->ip = ip;
+#endif
+}
+
+/* ---- the module's own text ------------------------------------------- */
+
+static inline void vfsfast_module_text(unsigned long *start, unsigned long *end)
+{
+#ifdef VFSFAST_HAVE_MODULE_MEMORY
+	*start = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;
+	*end = *start + THIS_MODULE->mem[MOD_TEXT].size;
+#else
+	*start = (unsigned long)THIS_MODULE->core_layout.base;
+	*end = *start + THIS_MODULE->core_layout.text_size;
+#endif
+}
+
+/* ---- indirect calls on IBT kernels ------------------------------------ */
+
+#define VFSFAST_ENDBR64		0xfa1e0ff3U
+
+/*
+ * A kprobe on a function entry reports the address after its ENDBR on IBT
+ * kernels.  An indirect call must land on the ENDBR itself, so step back.
+ */
+static inline unsigned long vfsfast_func_entry(unsigned long addr)
+{
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
+	    *(const u32 *)(addr - 4) == VFSFAST_ENDBR64)
+		return addr - 4;
+	return addr;
+}
+
+/* ---- waiting for tasks to leave module text --------------------------- */
+
+/*
+ * On preemptible kernels a task can be preempted anywhere, including just
+ * before it counts itself in or just after it counts itself out; only a
+ * tasks-RCU grace period waits for it to move on.
+ */
+static inline void vfsfast_sync_tasks(void)
+{
+#ifdef CONFIG_TASKS_RCU
+	synchronize_rcu_tasks();
+#else
+	synchronize_rcu();
+#endif
+}
+
+/* ---- sysfs ------------------------------------------------------------ */
+
+#ifndef VFSFAST_HAVE_SYSFS_EMIT
+#define sysfs_emit(buf, fmt, ...) scnprintf(buf, PAGE_SIZE, fmt, ##__VA_ARGS__)
+#endif
+
+/* ---- symlinks --------------------------------------------------------- */
+
+#ifdef VFSFAST_HAVE_IOP_CACHED_LINK
+#define VFSFAST_UPSTREAM_READLINK	"IOP_CACHED_LINK"
+/* Upstream cached the length at inode creation: use it as stock does. */
+static inline int vfsfast_cached_link_len(const struct inode *inode)
+{
+	return (inode->i_opflags & IOP_CACHED_LINK) ? (int)inode->i_linklen : -1;
+}
+#else
+#define VFSFAST_UPSTREAM_READLINK	NULL
+static inline int vfsfast_cached_link_len(const struct inode *inode)
+{
+	return -1;
+}
+#endif
+
+#endif /* _VFSFAST_COMPAT_H */

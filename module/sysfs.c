@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/vfsfast/
+ *
+ *   version                 module version and the kernel it was built for
+ *   <opt>/enabled           0644  0 or 1; accepts 0, 1, on, off
+ *   <opt>/passthrough       0644  0 or 1; 1 redirects to a replacement that
+ *                                 only calls the stock function (measures
+ *                                 the cost of the redirect itself)
+ *   <opt>/status            0444  line 1: active | inactive |
+ *                                         unsupported: <reason>
+ *                                 line 2: upstream: <what the kernel has> | none
+ *                                 line 3 (after a failed enable): error: <errno>
+ *   <opt>/functions         0444  the kernel functions the optimization takes over
+ *   <opt>/stats/hits        0444  calls answered by the fast path
+ *   <opt>/stats/fallbacks   0444  calls handed to the stock function
+ *
+ * Any write that is not a valid value returns -EINVAL and changes nothing.
+ * See Documentation/ABI/testing/sysfs-kernel-vfsfast.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <generated/utsrelease.h>
+
+#include "vfsfast.h"
+
+static struct kobject *vfsfast_root;
+
+static struct vfsfast_opt *vfsfast_opt_of(struct kobject *kobj)
+{
+	struct vfsfast_opt **opt;
+
+	for (opt = vfsfast_opts; *opt; opt++)
+		if ((*opt)->kobj == kobj)
+			return *opt;
+	return NULL;
+}
+
+/*
+ * Strict on purpose: kstrtobool() would take "nonsense" for "n" and
+ * "1abc" for "1".  One trailing newline (from echo) is allowed.
+ */
+static int vfsfast_parse_bool(const char *buf, size_t count, bool *val)
+{
+	static const struct { const char *word; bool val; } words[] = {
+		{ "0", false }, { "1", true }, { "off", false }, { "on", true },
+	};
+	size_t len = count;
+	int i;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (len == strlen(words[i].word) &&
+		    !memcmp(buf, words[i].word, len)) {
+			*val = words[i].val;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(vfsfast_opt_of(kobj)->enabled));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	bool on;
+	int ret;
+
+	ret = vfsfast_parse_bool(buf, count, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&vfsfast_mutex);
+	if (on) {
+		ret = vfsfast_opt_enable(opt);
+	} else {
+		vfsfast_opt_disable(opt);
+		ret = 0;
+	}
+	mutex_unlock(&vfsfast_mutex);
+	return ret ? ret : count;
+}
+
+static ssize_t passthrough_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(vfsfast_opt_of(kobj)->passthrough));
+}
+
+static ssize_t passthrough_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = vfsfast_parse_bool(buf, count, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&vfsfast_mutex);
+	vfsfast_opt_set_passthrough(vfsfast_opt_of(kobj), on);
+	mutex_unlock(&vfsfast_mutex);
+	return count;
+}
+
+static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	ssize_t len;
+
+	mutex_lock(&vfsfast_mutex);
+	if (opt->unsupported)
+		len = sysfs_emit(buf, "unsupported: %s\n", opt->unsupported);
+	else
+		len = sysfs_emit(buf, "%s\n", opt->enabled ? "active" : "inactive");
+	len += sysfs_emit_at(buf, len, "upstream: %s\n",
+			     opt->upstream ? opt->upstream : "none");
+	if (opt->last_error)
+		len += sysfs_emit_at(buf, len, "error: %d\n", opt->last_error);
+	mutex_unlock(&vfsfast_mutex);
+	return len;
+}
+
+static ssize_t functions_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct vfsfast_func *func;
+	ssize_t len = 0;
+
+	for (func = vfsfast_opt_of(kobj)->funcs; func->old_name; func++)
+		len += sysfs_emit_at(buf, len, "%s\n", func->old_name);
+	return len;
+}
+
+static unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(unsigned long *)((char *)per_cpu_ptr(opt->stats, cpu) + offset);
+	return sum;
+}
+
+static ssize_t hits_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", vfsfast_stat_sum(vfsfast_opt_of(kobj),
+			  offsetof(struct vfsfast_stats, hits)));
+}
+
+static ssize_t fallbacks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", vfsfast_stat_sum(vfsfast_opt_of(kobj),
+			  offsetof(struct vfsfast_stats, fallbacks)));
+}
+
+static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute passthrough_attr = __ATTR_RW(passthrough);
+static struct kobj_attribute status_attr = __ATTR_RO(status);
+static struct kobj_attribute functions_attr = __ATTR_RO(functions);
+static struct kobj_attribute hits_attr = __ATTR_RO(hits);
+static struct kobj_attribute fallbacks_attr = __ATTR_RO(fallbacks);
+
+static struct attribute *vfsfast_opt_attrs[] = {
+	&enabled_attr.attr,
+	&passthrough_attr.attr,
+	&status_attr.attr,
+	&functions_attr.attr,
+	NULL
+};
+
+static const struct attribute_group vfsfast_opt_group = {
+	.attrs = vfsfast_opt_attrs,
+};
+
+static struct attribute *vfsfast_stats_attrs[] = {
+	&hits_attr.attr,
+	&fallbacks_attr.attr,
+	NULL
+};
+
+static const struct attribute_group vfsfast_stats_group = {
+	.name = "stats",
+	.attrs = vfsfast_stats_attrs,
+};
+
+static const struct attribute_group *vfsfast_opt_groups[] = {
+	&vfsfast_opt_group,
+	&vfsfast_stats_group,
+	NULL
+};
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s %s\n", VFSFAST_VERSION, UTS_RELEASE);
+}
+
+static struct kobj_attribute version_attr = __ATTR_RO(version);
+
+void vfsfast_sysfs_exit(void)
+{
+	struct vfsfast_opt **opt;
+
+	if (!vfsfast_root)
+		return;
+	for (opt = vfsfast_opts; *opt; opt++) {
+		if (!(*opt)->kobj)
+			continue;
+		sysfs_remove_groups((*opt)->kobj, vfsfast_opt_groups);
+		kobject_put((*opt)->kobj);
+		(*opt)->kobj = NULL;
+	}
+	sysfs_remove_file(vfsfast_root, &version_attr.attr);
+	kobject_put(vfsfast_root);
+	vfsfast_root = NULL;
+}
+
+int vfsfast_sysfs_init(void)
+{
+	struct vfsfast_opt **opt;
+	int ret;
+
+	vfsfast_root = kobject_create_and_add("vfsfast", kernel_kobj);
+	if (!vfsfast_root)
+		return -ENOMEM;
+	ret = sysfs_create_file(vfsfast_root, &version_attr.attr);
+	if (ret)
+		goto fail;
+	for (opt = vfsfast_opts; *opt; opt++) {
+		struct kobject *kobj;
+
+		kobj = kobject_create_and_add((*opt)->name, vfsfast_root);
+		if (!kobj) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		ret = sysfs_create_groups(kobj, vfsfast_opt_groups);
+		if (ret) {
+			kobject_put(kobj);
+			goto fail;
+		}
+		(*opt)->kobj = kobj;
+	}
+	return 0;
+fail:
+	vfsfast_sysfs_exit();
+	return ret;
+}

@@ -1,0 +1,122 @@
+"""Building vfsfast for a lab kernel, inside that kernel's release chroot.
+
+The module the guest loads is the one `dkms install` put into the chroot's
+/lib/modules/<release>/updates/dkms, so every lab run also exercises the
+DKMS packaging exactly as a user's `dkms install` does.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+from . import debian, util
+
+# What a DKMS source tree (and a release tarball) holds.
+SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include"]
+_IGNORE = shutil.ignore_patterns("*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd",
+                                 "generated", "*.order", "*.symvers", ".tmp*")
+
+
+def version():
+    with open(os.path.join(util.repo_dir(), "dkms.conf")) as f:
+        m = re.search(r'^PACKAGE_VERSION="([^"]+)"', f.read(), re.M)
+    return m.group(1)
+
+
+def header_version():
+    with open(os.path.join(util.repo_dir(), "include/vfsfast.h")) as f:
+        return re.search(r'#define VFSFAST_VERSION "([^"]+)"', f.read()).group(1)
+
+
+def copy_sources(dst):
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    os.makedirs(dst)
+    repo = util.repo_dir()
+    for name in SOURCES:
+        src = os.path.join(repo, name)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(dst, name), ignore=_IGNORE)
+        else:
+            shutil.copy2(src, dst)
+
+
+def build_dir(kernel):
+    d = os.path.join(util.cache_dir(), "build", debian.headers_release(kernel))
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def dkms_install(kernel):
+    """dkms add/build/install in the chroot; returns (ko path, log text).
+
+    The returned .ko is an uncompressed copy of what DKMS installed.
+    """
+    root = debian.chroot_dir(kernel)
+    kver = debian.headers_release(kernel)
+    ver = version()
+    copy_sources(os.path.join(root, f"usr/src/vfsfast-{ver}"))
+    script = f"""
+        dkms remove -m vfsfast -v {ver} --all >/dev/null 2>&1 || true
+        rm -rf /var/lib/dkms/vfsfast
+        dkms add -m vfsfast -v {ver}
+        dkms build -m vfsfast -v {ver} -k {kver}
+        dkms install -m vfsfast -v {ver} -k {kver} --force
+    """
+    with debian.mounted(root):
+        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace",
+                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    log = p.stdout
+    if p.returncode != 0:
+        for f in glob.glob(os.path.join(root, f"var/lib/dkms/vfsfast/{ver}/build/make.log")):
+            log += open(f, errors="replace").read()
+        return None, log
+    found = glob.glob(os.path.join(root, f"lib/modules/{kver}/updates/dkms/vfsfast.ko*"))
+    if len(found) != 1:
+        return None, log + f"\ninstalled module not found: {found}"
+    out = os.path.join(build_dir(kernel), "vfsfast.ko")
+    src = found[0]
+    if src.endswith(".xz"):
+        util.run(["sh", "-c", f"xz -dc '{src}' > '{out}'"])
+    elif src.endswith(".zst"):
+        util.run(["sh", "-c", f"zstd -qdc '{src}' > '{out}'"])
+    else:
+        shutil.copyfile(src, out)
+    return out, log
+
+
+def make_w1(kernel, extra=""):
+    """Plain Kbuild build with W=1 (and anything in extra); returns (ok, log)."""
+    root = debian.chroot_dir(kernel)
+    kver = debian.headers_release(kernel)
+    copy_sources(os.path.join(root, "tmp/vfsfast-w1"))
+    script = (f"make -C /usr/src/linux-headers-{kver} M=/tmp/vfsfast-w1 "
+              f"W=1 {extra} modules")
+    with debian.mounted(root):
+        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace",
+                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    return p.returncode == 0, p.stdout
+
+
+def modinfo(ko, field):
+    return util.run(["modinfo", "-F", field, ko], capture=True).strip()
+
+
+def upstream_readlink(kernel):
+    """What the kernel's own headers say about symlink length caching.
+
+    A plain grep, independent of the module's compile probe, so a test can
+    compare the two.
+    """
+    kver = debian.headers_release(kernel)
+    common = glob.glob(os.path.join(debian.chroot_dir(kernel), "usr/src",
+                                    f"linux-headers-{kver.rsplit('-', 1)[0]}-common",
+                                    "include/linux/fs.h"))
+    text = open(common[0]).read() if common else ""
+    return "IOP_CACHED_LINK" if re.search(r"#define\s+IOP_CACHED_LINK\b", text) else "none"

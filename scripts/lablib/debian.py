@@ -1,0 +1,195 @@
+"""Per-release Debian chroots and stock kernels for the vfsfast lab.
+
+Each target kernel is built for in a chroot of its own release, so the module
+is compiled by the compiler Debian built that kernel with.  Nothing here
+touches the host's apt sources: debootstrap makes the chroots, and the kernel
+packages are downloaded by apt inside them.
+"""
+
+import contextlib
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+from . import util
+
+# One entry per lab kernel: the release that ships it and the compiler that
+# built it (the headers package depends on it, so apt installs it).
+KERNELS = {
+    "5.10": {"release": "bullseye", "gcc": "gcc-10"},
+    "6.1": {"release": "bookworm", "gcc": "gcc-12"},
+    "6.12": {"release": "trixie", "gcc": "gcc-14"},
+    "7.2": {"release": "sid", "gcc": "gcc"},
+}
+
+MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
+
+# What every chroot needs to build and DKMS-install the module.
+CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
+                   "zstd", "linux-headers-amd64"]
+
+APT_CONF = """\
+APT::Install-Recommends "false";
+APT::Install-Suggests "false";
+Acquire::Check-Valid-Until "false";
+Acquire::Retries "5";
+Dpkg::Use-Pty "false";
+"""
+
+
+def chroot_dir(kernel):
+    return os.path.join(util.cache_dir(), "chroots", KERNELS[kernel]["release"])
+
+
+@contextlib.contextmanager
+def mounted(root):
+    """Bind /proc, /dev and /sys into a chroot for the duration of a block.
+
+    7.2's objtool reads /proc, dpkg scripts want /dev; everything is
+    unmounted again however the block ends.
+    """
+    done = []
+    try:
+        for fs, args in (("proc", ["-t", "proc", "proc"]),
+                         ("sys", ["-t", "sysfs", "sysfs"]),
+                         ("dev", ["--bind", "/dev"]),
+                         ("dev/pts", ["--bind", "/dev/pts"])):
+            target = os.path.join(root, fs)
+            os.makedirs(target, exist_ok=True)
+            if os.path.ismount(target):
+                continue
+            util.run(["mount"] + args + [target])
+            done.append(target)
+        yield
+    finally:
+        for target in reversed(done):
+            subprocess.call(["umount", "-l", target])
+
+
+def in_chroot(root, script, **kw):
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C",
+           "DEBIAN_FRONTEND": "noninteractive", "HOME": "/root"}
+    return util.run(["chroot", root, "/bin/sh", "-ec", script], env=env, **kw)
+
+
+def ensure_chroot(kernel):
+    """Create (or reuse) the build chroot of a kernel's release."""
+    release = KERNELS[kernel]["release"]
+    root = chroot_dir(kernel)
+    stamp = os.path.join(root, ".vfsfast-ready")
+    if os.path.exists(stamp):
+        return root
+    if os.path.exists(root):
+        util.log(f"{release}: removing incomplete chroot {root}")
+        subprocess.call(["umount", "-R", "-l", root], stderr=subprocess.DEVNULL)
+        shutil.rmtree(root)
+    util.log(f"{release}: debootstrap into {root} (a few minutes)")
+    os.makedirs(os.path.dirname(root), exist_ok=True)
+    util.run(["debootstrap", "--variant=minbase", release, root, MIRROR],
+             quiet=True)
+    with open(os.path.join(root, "etc/apt/apt.conf.d/99vfsfast"), "w") as f:
+        f.write(APT_CONF)
+    with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
+        f.write(f"deb {MIRROR} {release} main\n")
+    with mounted(root):
+        in_chroot(root, "apt-get update -q && apt-get install -y -q "
+                  + " ".join(CHROOT_PACKAGES), quiet=True)
+    open(stamp, "w").close()
+    return root
+
+
+def headers_release(kernel):
+    """The kernel release string (uname -r) whose headers the chroot has."""
+    root = chroot_dir(kernel)
+    found = sorted(
+        os.path.basename(p)[len("linux-headers-"):]
+        for p in glob.glob(os.path.join(root, "usr/src/linux-headers-*-amd64")))
+    if len(found) != 1:
+        util.die(f"{kernel}: expected one amd64 headers tree in {root}, found {found}")
+    return found[0]
+
+
+def kernel_dir(kernel):
+    return os.path.join(util.cache_dir(), "kernels", headers_release(kernel))
+
+
+def ensure_kernel(kernel):
+    """Download and unpack the stock kernel image and modules of a release.
+
+    Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
+    """
+    root = ensure_chroot(kernel)
+    kver = headers_release(kernel)
+    kdir = kernel_dir(kernel)
+    stamp = os.path.join(kdir, ".vfsfast-ready")
+    if os.path.exists(stamp):
+        return kdir
+    if os.path.exists(kdir):
+        shutil.rmtree(kdir)
+    util.log(f"{kernel}: downloading linux-image {kver}")
+    # The image package of 7.2 is a stub depending on linux-binary-* and
+    # linux-modules-*; the older releases ship everything in one package.
+    # Debian's unsigned image has the same kernel as the signed one.
+    script = f"""
+        rm -rf /var/tmp/vfsfast-kernel && mkdir -p /var/tmp/vfsfast-kernel
+        cd /var/tmp/vfsfast-kernel
+        img=linux-image-{kver}-unsigned
+        apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}
+        pkgs="$img $(apt-cache depends "$img" | sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')"
+        apt-get download -q $pkgs
+        ls *.deb
+    """
+    with mounted(root):
+        in_chroot(root, script, quiet=True)
+    debs = glob.glob(os.path.join(root, "var/tmp/vfsfast-kernel/*.deb"))
+    if not debs:
+        util.die(f"{kernel}: no kernel packages were downloaded")
+    os.makedirs(kdir)
+    for deb in debs:
+        util.run(["dpkg-deb", "-x", deb, kdir])
+    shutil.rmtree(os.path.join(root, "var/tmp/vfsfast-kernel"))
+    if not _find(kdir, ["boot/vmlinuz-*", "usr/lib/modules/*/vmlinuz"]):
+        util.die(f"{kernel}: no vmlinuz in {debs}")
+    open(stamp, "w").close()
+    return kdir
+
+
+def _find(kdir, patterns):
+    for pat in patterns:
+        hits = glob.glob(os.path.join(kdir, pat))
+        if hits:
+            return hits[0]
+    return None
+
+
+# 7.2 moved the image and its config into /usr/lib/modules/<release>/.
+def vmlinuz(kernel):
+    return _find(kernel_dir(kernel), ["boot/vmlinuz-*", "usr/lib/modules/*/vmlinuz"])
+
+
+def modules_dir(kernel):
+    kver = headers_release(kernel)
+    return _find(kernel_dir(kernel), [f"lib/modules/{kver}", f"usr/lib/modules/{kver}"])
+
+
+def kconfig(kernel):
+    path = _find(kernel_dir(kernel), ["boot/config-*", "usr/lib/modules/*/config"])
+    conf = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("CONFIG_"):
+                k, _, v = line.strip().partition("=")
+                conf[k] = v
+    return conf
+
+
+def setup(kernels):
+    for k in kernels:
+        ensure_kernel(k)
+        util.log(f"{k}: ready: {headers_release(k)} in {chroot_dir(k)}")
+
+
+if __name__ == "__main__":
+    setup(sys.argv[1:] or list(KERNELS))

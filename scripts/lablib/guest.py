@@ -1,0 +1,85 @@
+"""Preparing and running one guest job on one lab kernel."""
+
+import os
+import re
+import subprocess
+import tempfile
+
+from . import build, debian, ext4img, util, vm
+
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr"]
+ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
+
+
+def guest_programs():
+    """Static test programs, built on the host (they run on any kernel)."""
+    out = os.path.join(util.cache_dir(), "guest-bin")
+    os.makedirs(out, exist_ok=True)
+    src = os.path.join(util.repo_dir(), "tests/guest/src")
+    progs = {}
+    for name in GUEST_PROGRAMS:
+        c = os.path.join(src, name + ".c")
+        exe = os.path.join(out, name)
+        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(c):
+            util.run(["gcc", "-O2", "-static", "-Wall", "-Wextra", "-Werror",
+                      "-o", exe, c], quiet=True)
+        progs[f"/lab/bin/{name}"] = exe
+    return progs
+
+
+def abi_entries():
+    """(mode, path relative to /sys/kernel/vfsfast) per documented file."""
+    text = open(os.path.join(util.repo_dir(), ABI_DOC)).read()
+    entries, opts = [], []
+    for block in text.split("What:")[1:]:
+        path = block.split()[0]
+        m = re.search(r"\(mode (\d+)\)", block)
+        if not m:
+            util.die(f"{ABI_DOC}: no (mode NNNN) for {path}")
+        rel = path[len("/sys/kernel/vfsfast"):].strip("/") or "."
+        entries.append((m.group(1).lstrip("0"), rel))
+        o = re.search(r"Optimizations:\s*([^\n(]+)", block)
+        if o:
+            opts = o.group(1).split()
+    return entries, opts
+
+
+def ext4_image():
+    path = os.path.join(util.cache_dir(), "ext4-links.img")
+    ext4img.build(path)
+    return path
+
+
+def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
+            env=None, keep_dir=None):
+    """Boot kernel with vfsfast's .ko and the test programs; run job text."""
+    entries, opts = abi_entries()
+    fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
+    os.close(fd)
+    jobs_dir = tempfile.mkdtemp(prefix="vfsfast-job-")
+    try:
+        job_path = os.path.join(jobs_dir, "job.sh")
+        with open(job_path, "w") as f:
+            f.write(job)
+        abi_path = os.path.join(jobs_dir, "abi.txt")
+        with open(abi_path, "w") as f:
+            f.write("".join(f"{m} {p}\n" for m, p in entries))
+        files = dict(guest_programs())
+        files["/lab/job.sh"] = job_path
+        files["/lab/abi.txt"] = abi_path
+        files["/lab/vfsfast.ko"] = ko
+        genv = {
+            "VFSFAST_KVER": debian.headers_release(kernel),
+            "VFSFAST_KERNEL": kernel,
+            "VFSFAST_VERSION": build.version(),
+            "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
+            "VFSFAST_EXPECT_UPSTREAM_READLINK": build.upstream_readlink(kernel),
+            "VFSFAST_ABI_OPTS": " ".join(opts),
+        }
+        genv.update(env or {})
+        vm.build_initramfs(kernel, initrd, files, genv)
+        return vm.boot(kernel, initrd, disk=disk, smp=smp, icount=icount,
+                       timeout=timeout, keep_dir=keep_dir)
+    finally:
+        os.unlink(initrd)
+        subprocess.call(["rm", "-rf", jobs_dir])

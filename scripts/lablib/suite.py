@@ -1,0 +1,99 @@
+"""The test suite: host checks and guest tests on each lab kernel.
+
+Prints one KTAP-like line per test as it finishes and ends with the line
+"N passed, N failed".
+"""
+
+import os
+import re
+
+from . import build, debian, guest, util, vm
+
+GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_toggle", "t_unload"]
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    def record(self, ok, name, why=""):
+        n = self.passed + self.failed + 1
+        if ok:
+            self.passed += 1
+            print(f"ok {n} - {name}", flush=True)
+        else:
+            self.failed += 1
+            self.failures.append(name)
+            print(f"not ok {n} - {name}" + (f" # {why}" if why else ""), flush=True)
+
+    def summary(self):
+        for name in self.failures:
+            print(f"# FAILED: {name}")
+        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+
+
+def log_dir(kernel):
+    d = os.path.join(util.cache_dir(), "logs", kernel)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def warnings_in(log):
+    return [l for l in log.splitlines() if re.search(r"\bwarning:", l)]
+
+
+def record_guest(tally, kernel, res, what):
+    """Fold a guest run's output and console into the tally."""
+    for line in res.output.splitlines():
+        m = re.match(r"(not ok|ok) - (.*?)(?: # (.*))?$", line)
+        if m:
+            tally.record(m.group(1) == "ok", f"[{kernel}] {m.group(2)}", m.group(3) or "")
+        elif line.startswith("# "):
+            print(f"# [{kernel}] {line[2:]}")
+        elif line.startswith("init:"):
+            tally.record(False, f"[{kernel}] guest setup", line)
+    tally.record(res.completed and not res.timed_out, f"[{kernel}] {what}: guest ran to completion",
+                 "timed out" if res.timed_out else
+                 "no completion marker (crash or panic?)" if not res.completed else "")
+    tally.record(not res.bad_lines, f"[{kernel}] {what}: console free of warnings",
+                 "; ".join(res.bad_lines[:3]))
+
+
+def run_kernel(tally, kernel, disk, env):
+    debian.ensure_kernel(kernel)
+    ok, log = build.make_w1(kernel)
+    w = warnings_in(log)
+    tally.record(ok and not w, f"[{kernel}] W=1 build without warnings",
+                 "; ".join(w[:3]) if w else ("" if ok else log[-300:]))
+    ko, log = build.dkms_install(kernel)
+    tally.record(ko is not None, f"[{kernel}] dkms add/build/install",
+                 "" if ko else log[-400:].replace("\n", " | "))
+    with open(os.path.join(log_dir(kernel), "dkms.log"), "w") as f:
+        f.write(log)
+    if not ko:
+        return
+    job = "".join(f". /lab/{t}.sh\n" for t in GUEST_TESTS)
+    util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups")
+    res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
+                        keep_dir=log_dir(kernel), timeout=1500)
+    util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
+    record_guest(tally, kernel, res, "tests")
+
+
+def host_checks(tally):
+    tally.record(build.version() == build.header_version(),
+                 "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
+                 f"{build.version()} vs {build.header_version()}")
+
+
+def main(kernels, env):
+    tally = Tally()
+    print("TAP version 13")
+    host_checks(tally)
+    disk = guest.ext4_image()
+    for k in kernels:
+        run_kernel(tally, k, disk, env)
+    tally.summary()
+    return 0 if tally.failed == 0 else 1

@@ -1,0 +1,173 @@
+"""Booting a stock kernel under qemu (TCG) with a busybox initramfs.
+
+The guest's PID 1 is tests/guest/init.  It runs /lab/job.sh with its output
+on the second serial port and writes a completion marker there only after
+the job has returned, so a guest that crashes, panics or hangs can never
+look like a pass.  The console (first serial port) is scanned for kernel
+warnings; any hit fails the run.
+"""
+
+import glob
+import lzma
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+from . import debian, util
+
+DONE_MARKER = "VFSFAST-JOB-DONE"
+
+# Kernel messages that fail a run wherever they appear on the console.
+BAD_CONSOLE = re.compile(
+    r"WARNING:|BUG:|Oops|general protection|RCU stall|detected stalls?|"
+    r"hung_task|INFO: task|lockdep|Kernel panic|Call Trace|UBSAN:|KFENCE:")
+
+# Modules the guest needs from the kernel package, loaded in this order
+# (their dependencies first).  Built-in ones are skipped.
+GUEST_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
+
+CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
+           "softlockup_panic=1 hung_task_panic=1 rdinit=/init "
+           "printk.devkmsg=on")
+
+
+def _module_index(kernel):
+    """Map module name -> file in the unpacked kernel package."""
+    index = {}
+    mdir = debian.modules_dir(kernel)
+    for path in glob.glob(os.path.join(mdir, "kernel", "**", "*.ko*"), recursive=True):
+        name = os.path.basename(path).split(".ko")[0].replace("-", "_")
+        index[name] = path
+    return index
+
+
+def _module_deps(path):
+    out = util.run(["modinfo", "-F", "depends", path], capture=True).strip()
+    return [d.replace("-", "_") for d in out.split(",") if d]
+
+
+def guest_modules(kernel):
+    """The .ko files (with dependencies, in load order) for the guest."""
+    index = _module_index(kernel)
+    order = []
+
+    def visit(name):
+        if name in order or name not in index:
+            return  # built in, or already queued
+        for dep in _module_deps(index[name]):
+            visit(dep)
+        order.append(name)
+
+    for name in GUEST_MODULES:
+        visit(name)
+    return [(name, index[name]) for name in order]
+
+
+def _copy_module(src, dst):
+    """Copy a kernel module, uncompressed, so busybox insmod can load it."""
+    if src.endswith(".xz"):
+        with lzma.open(src) as f, open(dst, "wb") as out:
+            shutil.copyfileobj(f, out)
+    elif src.endswith(".zst"):
+        with open(dst, "wb") as out:
+            subprocess.run(["zstd", "-dc", src], stdout=out, check=True)
+    else:
+        shutil.copyfile(src, dst)
+
+
+def build_initramfs(kernel, out, files, env):
+    """Write an uncompressed cpio archive for one guest run.
+
+    files: {guest path: host path}; env: facts the guest tests read.
+    """
+    repo = util.repo_dir()
+    stage = tempfile.mkdtemp(prefix="vfsfast-initrd-")
+    try:
+        for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "mnt/ext4",
+                  "lab/bin", "lab/modules", "run", "root", "etc"):
+            os.makedirs(os.path.join(stage, d), exist_ok=True)
+        shutil.copy2(shutil.which("busybox") or "/bin/busybox",
+                     os.path.join(stage, "bin/busybox"))
+        shutil.copy2(os.path.join(repo, "tests/guest/init"), os.path.join(stage, "init"))
+        for path in glob.glob(os.path.join(repo, "tests/guest/*.sh")):
+            shutil.copy2(path, os.path.join(stage, "lab"))
+        order = []
+        for name, path in guest_modules(kernel):
+            _copy_module(path, os.path.join(stage, "lab/modules", name + ".ko"))
+            order.append(name + ".ko")
+        with open(os.path.join(stage, "lab/modules/order"), "w") as f:
+            f.write("\n".join(order) + "\n")
+        for gpath, hpath in files.items():
+            dst = os.path.join(stage, gpath.lstrip("/"))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(hpath, dst)
+        with open(os.path.join(stage, "lab/env.sh"), "w") as f:
+            for k, v in sorted(env.items()):
+                f.write(f"{k}='{v}'\n")
+        files_list = subprocess.run(["find", "."], cwd=stage, check=True,
+                                    stdout=subprocess.PIPE).stdout
+        with open(out, "wb") as f:
+            subprocess.run(["cpio", "--quiet", "-o", "-H", "newc"], cwd=stage,
+                           input=files_list, stdout=f, check=True)
+    finally:
+        shutil.rmtree(stage)
+
+
+class Result:
+    def __init__(self, console, output, seconds, timed_out):
+        self.console = console
+        self.output = output
+        self.seconds = seconds
+        self.timed_out = timed_out
+        m = re.search(DONE_MARKER + r" rc=(\d+)", output)
+        self.completed = m is not None
+        self.rc = int(m.group(1)) if m else None
+        self.bad_lines = [l for l in console.splitlines() if BAD_CONSOLE.search(l)]
+
+    @property
+    def clean(self):
+        return self.completed and not self.bad_lines and not self.timed_out
+
+
+def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
+         append="", keep_dir=None):
+    """Boot the kernel; always reaps qemu, whatever happens."""
+    work = tempfile.mkdtemp(prefix="vfsfast-vm-")
+    console = os.path.join(work, "console.log")
+    output = os.path.join(work, "output.log")
+    cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
+           "-monitor", "none", "-machine", "pc", "-cpu", "max", "-m", "1024",
+           "-smp", str(smp), "-kernel", debian.vmlinuz(kernel), "-initrd", initrd,
+           "-append", f"{CMDLINE} {append}".strip(),
+           "-serial", f"file:{console}", "-serial", f"file:{output}"]
+    if icount:
+        # Guest nanoseconds become executed instructions: reproducible.
+        cmd += ["-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off"]
+    else:
+        cmd += ["-accel", "tcg,thread=multi" if smp > 1 else "tcg"]
+    if disk:
+        cmd += ["-drive", f"file={disk},if=virtio,format=raw,snapshot=on"]
+    t0 = time.monotonic()
+    timed_out = False
+    proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    seconds = time.monotonic() - t0
+    read = lambda p: open(p, errors="replace").read() if os.path.exists(p) else ""
+    res = Result(read(console), read(output), seconds, timed_out)
+    if keep_dir:
+        os.makedirs(keep_dir, exist_ok=True)
+        for p in (console, output):
+            shutil.copy2(p, keep_dir) if os.path.exists(p) else None
+    shutil.rmtree(work)
+    return res

@@ -1,0 +1,38 @@
+# Helpers for guest tests.  Results are KTAP-like lines that the host
+# collects: "ok - NAME" or "not ok - NAME # why".  Every check compares
+# something that can differ; a test that only runs a command is not a test.
+
+VF=/sys/kernel/vfsfast
+
+t_ok() { echo "ok - $1"; }
+t_fail() { echo "not ok - $1 # $2"; }
+
+# t_check NAME CONDITION-COMMAND... : ok when the command succeeds.
+t_check() {
+	name=$1
+	shift
+	if "$@"; then t_ok "$name"; else t_fail "$name" "failed: $*"; fi
+}
+
+# t_eq NAME EXPECTED ACTUAL
+t_eq() {
+	if [ "$2" = "$3" ]; then
+		t_ok "$1"
+	else
+		t_fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+note() { echo "# $*"; }
+
+knob() { cat "$VF/$1/enabled"; }
+set_knob() { echo "$2" >"$VF/$1/enabled"; }
+stat_of() { cat "$VF/$1/stats/$2"; }
+
+load_vfsfast() {
+	insmod /lab/vfsfast.ko "$@"
+}
+
+unload_vfsfast() {
+	rmmod vfsfast
+}

@@ -1,0 +1,76 @@
+# readlink differential tests: the same calls with the knob off and on,
+# results and buffers compared byte for byte (rldiff), on every kind of
+# link the guest has, then counters that prove which path ran.
+
+load_vfsfast enable=none
+cp -a /mnt/ext4/links /tmp/links
+ln -s /proc/self/fd /tmp/fdlink
+find /tmp/links -type l >/tmp/list.tmpfs
+find /mnt/ext4/links /mnt/ext4/corrupt /mnt/ext4/files >/tmp/list.ext4
+echo /mnt/ext4/nonexistent >>/tmp/list.ext4
+printf '%s\n' /proc/self /proc/thread-self /proc/self/exe /proc/self/cwd \
+	/proc/self/root /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2 \
+	/proc/self/ns/mnt /proc/self/ns/net /proc/self/ns/pid /proc/1/exe \
+	/proc/mounts /proc/self/mounts /tmp/fdlink /tmp /lab/init >/tmp/list.proc
+find /sys/class /sys/dev /sys/bus -maxdepth 3 -type l | head -n 150 >/tmp/list.sysfs
+
+t_check "ext4 image holds the crafted links" [ -L /mnt/ext4/corrupt/size_longer ]
+t_check "tmpfs copy holds a 4095-byte link" \
+	[ "$(readlink /tmp/links/l4095 | wc -c)" -eq 4096 ]
+
+for fs in tmpfs ext4 proc sysfs; do
+	h0=$(stat_of readlink hits)
+	out=$(rldiff /tmp/list.$fs)
+	rc=$?
+	h1=$(stat_of readlink hits)
+	note "$fs: $(echo "$out" | tail -n1) hits+$((h1 - h0))"
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "mismatches=0"; then
+		t_ok "differential $fs: knob off vs on byte-for-byte equal"
+	else
+		t_fail "differential $fs: knob off vs on byte-for-byte equal" \
+			"$(echo "$out" | head -n3 | tr '\n' ' ')"
+	fi
+	case $fs in
+	tmpfs|ext4|sysfs)
+		t_check "fast path ran for $fs (hits grew)" [ $((h1 - h0)) -gt 0 ] ;;
+	esac
+done
+t_eq "knob restored after rldiff" 0 "$(knob readlink)"
+
+# The passthrough replacement (two trips through the hook) must be just
+# as exact, and count every call as a fallback.
+echo 1 >$VF/readlink/passthrough
+h0=$(stat_of readlink hits)
+f0=$(stat_of readlink fallbacks)
+out=$(rldiff /tmp/list.tmpfs)
+t_check "differential tmpfs with passthrough" [ $? -eq 0 ]
+t_eq "passthrough: no fast-path hits" "$h0" "$(stat_of readlink hits)"
+t_check "passthrough: calls counted as fallbacks" [ "$(stat_of readlink fallbacks)" -gt "$f0" ]
+echo 0 >$VF/readlink/passthrough
+
+# Counters, exactly: a new inode first goes through the stock checks
+# (fallback), then takes the fast path (hit); with the knob off nothing
+# is counted.
+ln -s /some/where/else /tmp/fresh
+set_knob readlink 1
+h0=$(stat_of readlink hits)
+f0=$(stat_of readlink fallbacks)
+r1=$(readlink /tmp/fresh)
+h1=$(stat_of readlink hits)
+f1=$(stat_of readlink fallbacks)
+r2=$(readlink /tmp/fresh)
+h2=$(stat_of readlink hits)
+f2=$(stat_of readlink fallbacks)
+t_eq "fresh inode: first call falls back, second hits" "1 0 0 1" \
+	"$((f1 - f0)) $((h1 - h0)) $((f2 - f1)) $((h2 - h1))"
+t_eq "fresh inode: both calls give the target" "/some/where/else /some/where/else" "$r1 $r2"
+f0=$(stat_of readlink fallbacks)
+readlink /proc/self/fd/0 >/dev/null
+t_check "custom ->readlink (/proc/self/fd) falls back" [ "$(stat_of readlink fallbacks)" -gt "$f0" ]
+set_knob readlink 0
+h0=$(stat_of readlink hits)
+f0=$(stat_of readlink fallbacks)
+rlbench /tmp/links/l0032 2000 >/dev/null
+t_eq "knob off: counters do not move" "$h0 $f0" \
+	"$(stat_of readlink hits) $(stat_of readlink fallbacks)"
+rmmod vfsfast

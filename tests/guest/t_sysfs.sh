@@ -1,0 +1,57 @@
+# Loading, the sysfs tree against Documentation/ABI, status, defaults,
+# module parameters, and the DKMS-installed module being the one loaded.
+
+# Parameters first, while no instance is loaded.
+if insmod /lab/vfsfast.ko enable=bogus 2>/dev/null; then
+	t_fail "param: enable=bogus refused" "load succeeded"
+	rmmod vfsfast
+else
+	t_check "param: enable=bogus refused, nothing left behind" [ ! -e $VF ]
+fi
+load_vfsfast enable=none
+t_eq "param: enable=none leaves readlink off" 0 "$(knob readlink)"
+rmmod vfsfast
+load_vfsfast enable=readlink
+t_eq "param: enable=readlink turns it on" 1 "$(knob readlink)"
+rmmod vfsfast
+
+load_vfsfast
+t_check "module loads with defaults" [ -d $VF/readlink ]
+t_eq "srcversion is the DKMS-installed module's" "$VFSFAST_SRCVERSION" \
+	"$(cat /sys/module/vfsfast/srcversion)"
+t_eq "version file" "$VFSFAST_VERSION $VFSFAST_KVER" "$(cat $VF/version)"
+
+# The tree as it is, "mode path" per entry, against the ABI document.
+(cd $VF && find . | sort | while read -r p; do
+	echo "$(stat -c %a "$p") ${p#./}"
+done) >/tmp/tree.actual
+for opt in $(ls -d $VF/*/ | xargs -n1 basename); do
+	sed "s/<optimization>/$opt/" /lab/abi.txt
+done | sort -u >/tmp/tree.expected
+grep -v '<optimization>' /lab/abi.txt | sort -u >>/tmp/tree.expected
+sort -u -o /tmp/tree.expected /tmp/tree.expected
+if cmp -s /tmp/tree.expected /tmp/tree.actual; then
+	t_ok "sysfs tree and modes match Documentation/ABI"
+else
+	t_fail "sysfs tree and modes match Documentation/ABI" \
+		"$(diff /tmp/tree.expected /tmp/tree.actual | grep '^[-+][^-+]' | tr '\n' ' ')"
+fi
+t_eq "optimizations match the ABI list" "$VFSFAST_ABI_OPTS" \
+	"$(ls -d $VF/*/ | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//')"
+
+up=$(sed -n 's/^upstream: //p' $VF/readlink/status)
+t_eq "status says what the headers say about IOP_CACHED_LINK" \
+	"$VFSFAST_EXPECT_UPSTREAM_READLINK" "$up"
+if [ "$up" = none ]; then want=1; else want=0; fi
+t_eq "default: enabled exactly when missing upstream" "$want" "$(knob readlink)"
+if [ "$want" = 1 ]; then state=active; else state=inactive; fi
+t_eq "status line 1 matches enabled" "$state" "$(head -n1 $VF/readlink/status)"
+t_eq "functions lists the target" vfs_readlink "$(cat $VF/readlink/functions)"
+
+set_knob readlink 1
+t_eq "status active after enabling" active "$(head -n1 $VF/readlink/status)"
+set_knob readlink 0
+t_eq "status inactive after disabling" inactive "$(head -n1 $VF/readlink/status)"
+t_check "vfs_readlink is traceable (available_filter_functions)" \
+	grep -qx vfs_readlink /sys/kernel/tracing/available_filter_functions
+rmmod vfsfast
