@@ -99,7 +99,8 @@ void vfsfast_opt_release(struct vfsfast_opt *opt)
 	for (func = opt->funcs; func->old_name; func++) {
 		if (!func->filtered)
 			continue;
-		ftrace_free_filter(&func->ops);
+		/* ftrace_free_filter() is not exported before 6.2. */
+		ftrace_set_filter_ip(&func->ops, func->target, 1, 0);
 		func->filtered = false;
 	}
 }

@@ -24,7 +24,7 @@ t_eq "version file" "$VFSFAST_VERSION $VFSFAST_KVER" "$(cat $VF/version)"
 # The tree as it is, "mode path" per entry, against the ABI document.
 (cd $VF && find . | sort | while read -r p; do
 	echo "$(stat -c %a "$p") ${p#./}"
-done) >/tmp/tree.actual
+done) | sort >/tmp/tree.actual
 for opt in $(ls -d $VF/*/ | xargs -n1 basename); do
 	sed "s/<optimization>/$opt/" /lab/abi.txt
 done | sort -u >/tmp/tree.expected

@@ -12,7 +12,10 @@
  * reason everything that could add a file descriptor or a file mapping is
  * set up before pass A and nothing is opened or mapped between the passes.
  *
- * Output: one MISMATCH line per differing record, then
+ * Output: one line per differing record,
+ *   MISMATCH path=<escaped> buflen=N A:ret=R,errno=E B:ret=R,errno=E
+ * followed by " case=fault_none|fault_edge" for the bad-buffer calls and
+ * " first_diff=OFF A:0xNN B:0xNN" when the bytes differ; then
  *   rldiff: paths=P calls=C mismatches=M
  * where C counts the recorded calls of one pass (length probes excluded).
  * Exit 0 iff M == 0, 1 on mismatch or setup error, 2 on usage error.

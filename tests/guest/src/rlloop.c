@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rlloop: readlink() correctness loop, run while the knob is toggled or
+ * the module is unloaded under it.
+ *
+ * usage: rlloop STOPFILE PATH...
+ *
+ * Each PATH's target is read once at start; then every path is read again
+ * and again, with a full buffer and with a buffer of half the target's
+ * length, until STOPFILE exists.  Every result must match exactly: return
+ * value, the bytes, and the 16 bytes after them left untouched.
+ * Prints "rlloop: iterations=N ok" and exits 0, or exits 1 on the first
+ * mismatch, 2 on usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FULL_LEN	8192
+#define GUARD		16
+#define FILL		0xA5
+#define STOP_EVERY	256
+
+struct target {
+	const char *path;
+	char *exp;
+	int len;
+};
+
+static char buf[FULL_LEN + GUARD];
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rlloop STOPFILE PATH...\n");
+	exit(2);
+}
+
+/* Space and backslash too, so that a line splits unambiguously on ' '. */
+static void put_escaped(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p <= 0x20 || *p >= 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void check(const struct target *t, int buflen, unsigned long iter)
+{
+	int want = t->len < buflen ? t->len : buflen;
+	const char *what = NULL;
+	ssize_t ret;
+	int err, i;
+
+	memset(buf, FILL, want + GUARD);
+	ret = readlink(t->path, buf, buflen);
+	err = ret < 0 ? errno : 0;
+	if (ret != want) {
+		what = "ret";
+	} else if (memcmp(buf, t->exp, want)) {
+		what = "bytes";
+	} else {
+		for (i = 0; i < GUARD; i++)
+			if ((unsigned char)buf[want + i] != FILL)
+				what = "overrun";
+	}
+	if (!what)
+		return;
+	printf("rlloop: MISMATCH path=");
+	put_escaped(stdout, t->path);
+	printf(" buflen=%d ret=%zd errno=%d expected=%d what=%s iteration=%lu\n",
+	       buflen, ret, err, want, what, iter);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *stopfile;
+	struct target *t;
+	unsigned long iter;
+	int n, i;
+	ssize_t r;
+
+	if (argc < 3)
+		usage();
+	stopfile = argv[1];
+	n = argc - 2;
+	t = calloc(n, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "rlloop: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		t[i].path = argv[i + 2];
+		r = readlink(t[i].path, buf, FULL_LEN);
+		if (r < 0) {
+			fprintf(stderr, "rlloop: readlink %s: %s\n", t[i].path,
+				strerror(errno));
+			return 1;
+		}
+		t[i].len = r;
+		t[i].exp = malloc(r ? r : 1);
+		if (!t[i].exp) {
+			fprintf(stderr, "rlloop: out of memory\n");
+			return 1;
+		}
+		memcpy(t[i].exp, buf, r);
+	}
+
+	/* access() is a syscall too: checking rarely keeps the rate high. */
+	for (iter = 0; ; iter++) {
+		if (!(iter % STOP_EVERY) && !access(stopfile, F_OK))
+			break;
+		for (i = 0; i < n; i++) {
+			check(&t[i], FULL_LEN, iter);
+			if (t[i].len / 2 >= 1)
+				check(&t[i], t[i].len / 2, iter);
+		}
+	}
+	printf("rlloop: iterations=%lu ok\n", iter);
+	return 0;
+}
