@@ -58,27 +58,29 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 	int res;
 
 	vfsfast_enter();
+	/* Same order of checks as stock 6.14+, which tests this flag first. */
+	res = vfsfast_cached_link_len(inode);
+	if (res >= 0) {
+		vfsfast_hit(&vfsfast_opt_readlink);
+		link = inode->i_link;
+		goto copy;
+	}
 	if (unlikely(!(inode->i_opflags & IOP_DEFAULT_READLINK))) {
 		vfsfast_fallback(&vfsfast_opt_readlink);
 		res = vfs_readlink(dentry, buffer, buflen);
 		goto out;
 	}
 	vfsfast_hit(&vfsfast_opt_readlink);
-
-	res = vfsfast_cached_link_len(inode);
-	if (res >= 0) {
-		link = inode->i_link;
-	} else {
-		link = READ_ONCE(inode->i_link);
-		if (!link) {
-			link = inode->i_op->get_link(dentry, inode, &done);
-			if (IS_ERR(link)) {
-				res = PTR_ERR(link);
-				goto out;
-			}
+	link = READ_ONCE(inode->i_link);
+	if (!link) {
+		link = inode->i_op->get_link(dentry, inode, &done);
+		if (IS_ERR(link)) {
+			res = PTR_ERR(link);
+			goto out;
 		}
-		res = vfsfast_strlen(link);
 	}
+	res = vfsfast_strlen(link);
+copy:
 	if (unlikely(res > (unsigned int)buflen))
 		res = buflen;
 	if (copy_to_user(buffer, link, res))

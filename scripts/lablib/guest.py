@@ -1,5 +1,6 @@
 """Preparing and running one guest job on one lab kernel."""
 
+import atexit
 import os
 import re
 import subprocess
@@ -44,10 +45,20 @@ def abi_entries():
     return entries, opts
 
 
+class Disk:
+    """The ext4 test image and the entries it holds (relative paths)."""
+
+    def __init__(self, path, entries):
+        self.path = path
+        self.entries = entries
+
+
 def ext4_image():
-    path = os.path.join(util.cache_dir(), "ext4-links.img")
-    ext4img.build(path)
-    return path
+    """A fresh image per lab process, removed when the process exits."""
+    path = os.path.join(util.cache_dir(), f"ext4-links.{os.getpid()}.img")
+    links = ext4img.build(path)
+    atexit.register(lambda: os.path.exists(path) and os.unlink(path))
+    return Disk(path, links + ext4img.NON_LINKS)
 
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
@@ -67,6 +78,13 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         files = dict(guest_programs())
         files["/lab/job.sh"] = job_path
         files["/lab/abi.txt"] = abi_path
+        if disk:
+            # The guest cannot list what it cannot look up: newer kernels
+            # refuse the crafted inodes.  The host knows what is there.
+            list_path = os.path.join(jobs_dir, "ext4.list")
+            with open(list_path, "w") as f:
+                f.write("".join(f"/mnt/ext4/{e}\n" for e in disk.entries))
+            files["/lab/ext4.list"] = list_path
         files["/lab/vfsfast.ko"] = ko
         genv = {
             "VFSFAST_KVER": debian.headers_release(kernel),
@@ -78,7 +96,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         }
         genv.update(env or {})
         vm.build_initramfs(kernel, initrd, files, genv)
-        return vm.boot(kernel, initrd, disk=disk, smp=smp, icount=icount,
+        return vm.boot(kernel, initrd, disk=disk.path if disk else None, smp=smp, icount=icount,
                        timeout=timeout, keep_dir=keep_dir, mttcg=mttcg)
     finally:
         os.unlink(initrd)

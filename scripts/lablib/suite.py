@@ -4,12 +4,33 @@ Prints one KTAP-like line per test as it finishes and ends with the line
 "N passed, N failed".
 """
 
+import concurrent.futures
 import os
 import re
 
 from . import build, debian, guest, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_toggle", "t_unload"]
+
+
+class Lines:
+    """One kernel's results, kept until they can be printed in order."""
+
+    def __init__(self):
+        self.items = []
+
+    def record(self, ok, name, why=""):
+        self.items.append(("result", ok, name, why))
+
+    def note(self, text):
+        self.items.append(("note", text))
+
+    def replay(self, tally):
+        for item in self.items:
+            if item[0] == "note":
+                print(f"# {item[1]}")
+            else:
+                tally.record(*item[1:])
 
 
 class Tally:
@@ -51,7 +72,7 @@ def record_guest(tally, kernel, res, what):
         if m:
             tally.record(m.group(1) == "ok", f"[{kernel}] {m.group(2)}", m.group(3) or "")
         elif line.startswith("# "):
-            print(f"# [{kernel}] {line[2:]}")
+            tally.note(f"[{kernel}] {line[2:]}")
         elif line.startswith("init:"):
             tally.record(False, f"[{kernel}] guest setup", line)
     tally.record(res.completed and not res.timed_out, f"[{kernel}] {what}: guest ran to completion",
@@ -74,7 +95,8 @@ def run_kernel(tally, kernel, disk, env):
         f.write(log)
     if not ko:
         return
-    job = "".join(f". /lab/{t}.sh\n" for t in GUEST_TESTS)
+    job = "".join(f't0=$(date +%s); . /lab/{t}.sh; note "{t}: $(($(date +%s) - t0))s"\n'
+                  for t in GUEST_TESTS)
     util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups")
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
                         keep_dir=log_dir(kernel), timeout=1500)
@@ -88,12 +110,26 @@ def host_checks(tally):
                  f"{build.version()} vs {build.header_version()}")
 
 
-def main(kernels, env):
+def _run_one(kernel, disk, env):
+    lines = Lines()
+    try:
+        run_kernel(lines, kernel, disk, env)
+    except SystemExit as e:  # util.die() inside a worker
+        lines.record(False, f"[{kernel}] lab setup", f"lab error ({e.code})")
+    return lines
+
+
+def main(kernels, env, jobs=None):
     tally = Tally()
     print("TAP version 13")
     host_checks(tally)
     disk = guest.ext4_image()
-    for k in kernels:
-        run_kernel(tally, k, disk, env)
+    # Each round-robin TCG guest uses one host core: run that many kernels
+    # at once.  Results are printed kernel by kernel, in the order given.
+    jobs = jobs or max(1, min(len(kernels), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_run_one, k, disk, env) for k in kernels]
+        for fut in futures:
+            fut.result().replay(tally)
     tally.summary()
     return 0 if tally.failed == 0 else 1
