@@ -3,7 +3,8 @@
 # make                 build against the running kernel
 # make KDIR=<headers>  build against any kernel headers tree
 # make install         install into /lib/modules/<release>/updates and depmod
-# make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2")
+# make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
+#                      PROFILE=ci for CI's shorter stress loops)
 # make bench           the readlink benchmark in the qemu lab
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
@@ -11,6 +12,7 @@
 KERNELRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 KERNELS ?= 5.10 6.1 6.12 7.2
+PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 
 all: modules
@@ -26,7 +28,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 
 check:
-	$(LAB) test --kernels "$(KERNELS)"
+	$(LAB) test --kernels "$(KERNELS)" --profile $(PROFILE)
 
 bench:
 	$(LAB) bench readlink --kernels "$(KERNELS)"

@@ -37,7 +37,7 @@ int vfsfast_hook_init(void)
 static void notrace vfsfast_ftrace_thunk(unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_ops *ops,
-					 vfsfast_fregs_t *fregs)
+					 struct vfsfast_fregs *fregs)
 {
 	struct vfsfast_func *func = container_of(ops, struct vfsfast_func, ops);
 

@@ -17,10 +17,11 @@
 
 /* ---- ftrace callbacks -------------------------------------------------- */
 
+/* The callback's register argument: struct vfsfast_fregs *. */
 #ifdef VFSFAST_HAVE_FTRACE_REGS
-typedef struct ftrace_regs vfsfast_fregs_t;
+#define vfsfast_fregs ftrace_regs
 #else
-typedef struct pt_regs vfsfast_fregs_t;
+#define vfsfast_fregs pt_regs
 #endif
 
 /*
@@ -48,7 +49,7 @@ typedef struct pt_regs vfsfast_fregs_t;
 #define VFSFAST_FTRACE_FLAGS \
 	(FTRACE_OPS_FL_IPMODIFY | VFSFAST_FL_SAVE_REGS | VFSFAST_FL_RECURSION)
 
-static __always_inline void vfsfast_set_ip(vfsfast_fregs_t *fregs,
+static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
 					   unsigned long ip)
 {
 #if defined(VFSFAST_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER)

@@ -193,3 +193,34 @@ def setup(kernels):
 
 if __name__ == "__main__":
     setup(sys.argv[1:] or list(KERNELS))
+
+
+CHECKPATCH_FILES = ["scripts/checkpatch.pl", "scripts/spelling.txt",
+                    "scripts/const_structs.checkpatch"]
+
+
+def checkpatch():
+    """checkpatch.pl and its data files, from bookworm's linux-source-6.1.
+
+    Only the kernel source tarball ships them, not the headers packages.
+    """
+    d = os.path.join(util.cache_dir(), "checkpatch")
+    script = os.path.join(d, "scripts/checkpatch.pl")
+    if os.path.exists(script):
+        return script
+    root = ensure_chroot("6.1")
+    with mounted(root):
+        in_chroot(root, "rm -rf /var/tmp/ls && mkdir -p /var/tmp/ls && cd /var/tmp/ls && "
+                  "apt-get download -q linux-source-6.1", quiet=True)
+    deb = glob.glob(os.path.join(root, "var/tmp/ls/linux-source-6.1_*.deb"))[0]
+    tmp = d + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    members = " ".join(f"linux-source-6.1/{f}" for f in CHECKPATCH_FILES)
+    util.run(["sh", "-ec", f"dpkg-deb --fsys-tarfile '{deb}' | "
+              "tar -xO ./usr/src/linux-source-6.1.tar.xz | "
+              f"tar -xJ -C '{tmp}' --strip-components=1 {members}"])
+    shutil.rmtree(os.path.join(root, "var/tmp/ls"))
+    shutil.rmtree(d, ignore_errors=True)
+    os.rename(tmp, d)
+    return script

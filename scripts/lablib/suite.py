@@ -7,6 +7,7 @@ Prints one KTAP-like line per test as it finishes and ends with the line
 import concurrent.futures
 import os
 import re
+import subprocess
 
 from . import build, debian, guest, util, vm
 
@@ -104,10 +105,27 @@ def run_kernel(tally, kernel, disk, env):
     record_guest(tally, kernel, res, "tests")
 
 
+def style():
+    """checkpatch.pl --no-tree on every module source; returns (ok, report)."""
+    import glob
+    repo = util.repo_dir()
+    files = sorted(glob.glob(os.path.join(repo, "module/**/*.[ch]"), recursive=True) +
+                   glob.glob(os.path.join(repo, "include/*.h")))
+    files = [os.path.relpath(f, repo) for f in files]
+    script = debian.checkpatch()
+    p = subprocess.run(["perl", script, "--no-tree", "--terse", "--show-types", "-f"] + files,
+                       cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    problems = [l for l in p.stdout.splitlines() if re.search(r"(ERROR|WARNING|CHECK):", l)]
+    return p.returncode == 0 and not problems, problems, len(files)
+
+
 def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
                  f"{build.version()} vs {build.header_version()}")
+    ok, problems, n = style()
+    tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
+                 "; ".join(problems[:3]))
 
 
 def _run_one(kernel, disk, env):

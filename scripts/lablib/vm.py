@@ -28,8 +28,8 @@ BAD_CONSOLE = re.compile(
 
 # Modules the guest needs from the kernel package, loaded in this order
 # (their dependencies first).  Built-in ones are skipped.
-GUEST_MODULES = ["virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel",
-                 "crc32c_cryptoapi", "ext4"]
+GUEST_MODULES = ["virtio_pci", "virtio_blk", "loop", "crc32c_generic",
+                 "crc32c_intel", "crc32c_cryptoapi", "ext4"]
 
 CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
            "softlockup_panic=1 hung_task_panic=1 rdinit=/init "
