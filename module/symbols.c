@@ -2,37 +2,78 @@
 /*
  * Symbol resolution for targets that are not exported.
  *
- * kallsyms_lookup_name() has not been exported since 5.7; a kprobe on it
- * still reports where it is.  Exported targets never come here: their
- * address is taken at link time, which is always the real entry.
+ * kallsyms_lookup_name() has not been exported since 5.7, and calling it
+ * through a pointer found by a kprobe is wrong on IBT kernels: the kernel
+ * seals functions whose address it never takes (6.12 and 7.2 poison their
+ * ENDBR), so any indirect call to one faults on IBT hardware.  So nothing
+ * here is called indirectly.  A kprobe, registered disabled so that no text
+ * is patched, resolves the name; kprobes report the address past an ENDBR,
+ * and sprint_symbol() gives the offset back to the real entry.
+ *
+ * Exported targets never come here: their address is taken at link time,
+ * which is always the real entry.  A replacement that must call a static
+ * original takes its address from a live object (an i_op or d_op table),
+ * never from this lookup: such functions are not sealed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/string.h>
 
 #include "vfsfast.h"
 
-static unsigned long (*vfsfast_kallsyms_lookup_name)(const char *name);
-
-int vfsfast_symbols_init(void)
+/* Start of the symbol named @name that contains @addr, or 0. */
+static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	int ret;
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+	unsigned long offset;
 
-	ret = register_kprobe(&kp);
-	if (ret < 0) {
-		pr_info("kallsyms_lookup_name not found through kprobes (%d): only exported targets are usable\n",
-			ret);
-		return ret;
-	}
-	vfsfast_kallsyms_lookup_name = (void *)vfsfast_func_entry((unsigned long)kp.addr);
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, len) || buf[len] != '+' ||
+	    sscanf(buf + len, "+%lx/", &offset) != 1 || offset > addr)
+		return 0;
+	return addr - offset;
+}
+
+static bool vfsfast_symbols_ok;
+
+static unsigned long vfsfast_kprobe_lookup(const char *name)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long addr;
+
+	if (register_kprobe(&kp) < 0)
+		return 0;
+	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	return 0;
+	return vfsfast_symbol_start(name, addr);
 }
 
 unsigned long vfsfast_lookup_name(const char *name)
 {
-	if (!vfsfast_kallsyms_lookup_name)
-		return 0;
-	return vfsfast_kallsyms_lookup_name(name);
+	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name) : 0;
+}
+
+/*
+ * Check the lookup against an address the linker resolved, once at load:
+ * on IBT kernels this proves the step back over the ENDBR is right.
+ */
+int vfsfast_symbols_init(void)
+{
+	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink");
+
+	if (addr != (unsigned long)vfs_readlink) {
+		pr_warn("symbol lookup self-check failed (%pS): non-exported targets unsupported\n",
+			(void *)addr);
+		return -EINVAL;
+	}
+	vfsfast_symbols_ok = true;
+	pr_info("symbol lookup through kprobes verified\n");
+	return 0;
 }

@@ -76,22 +76,6 @@ static inline void vfsfast_module_text(unsigned long *start, unsigned long *end)
 #endif
 }
 
-/* ---- indirect calls on IBT kernels ------------------------------------ */
-
-#define VFSFAST_ENDBR64		0xfa1e0ff3U
-
-/*
- * A kprobe on a function entry reports the address after its ENDBR on IBT
- * kernels.  An indirect call must land on the ENDBR itself, so step back.
- */
-static inline unsigned long vfsfast_func_entry(unsigned long addr)
-{
-	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
-	    *(const u32 *)(addr - 4) == VFSFAST_ENDBR64)
-		return addr - 4;
-	return addr;
-}
-
 /* ---- waiting for tasks to leave module text --------------------------- */
 
 /*

@@ -28,7 +28,7 @@ MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 
 # What every chroot needs to build and DKMS-install the module.
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
-                   "zstd", "linux-headers-amd64"]
+                   "zstd", "sparse", "linux-headers-amd64"]
 
 APT_CONF = """\
 APT::Install-Recommends "false";
@@ -80,6 +80,11 @@ def ensure_chroot(kernel):
     root = chroot_dir(kernel)
     stamp = os.path.join(root, ".vfsfast-ready")
     if os.path.exists(stamp):
+        # The stamp lists what was installed: top up an older chroot.
+        have = set(open(stamp).read().split())
+        missing = [p for p in CHROOT_PACKAGES if p not in have]
+        if missing:
+            _apt_install(root, missing, stamp)
         return root
     if os.path.exists(root):
         util.log(f"{release}: removing incomplete chroot {root}")
@@ -93,11 +98,16 @@ def ensure_chroot(kernel):
         f.write(APT_CONF)
     with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
         f.write(f"deb {MIRROR} {release} main\n")
+    _apt_install(root, CHROOT_PACKAGES, stamp)
+    return root
+
+
+def _apt_install(root, packages, stamp):
     with mounted(root):
         in_chroot(root, "apt-get update -q && apt-get install -y -q "
-                  + " ".join(CHROOT_PACKAGES), quiet=True)
-    open(stamp, "w").close()
-    return root
+                  + " ".join(packages), quiet=True)
+    with open(stamp, "w") as f:
+        f.write("\n".join(CHROOT_PACKAGES) + "\n")
 
 
 def headers_release(kernel):

@@ -21,7 +21,8 @@ def guest_programs():
     for name in GUEST_PROGRAMS:
         c = os.path.join(src, name + ".c")
         exe = os.path.join(out, name)
-        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(c):
+        newest = max(os.path.getmtime(c), os.path.getmtime(os.path.join(src, "common.h")))
+        if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
             util.run(["gcc", "-O2", "-static", "-Wall", "-Wextra", "-Werror",
                       "-o", exe, c], quiet=True)
         progs[f"/lab/bin/{name}"] = exe

@@ -36,3 +36,21 @@ load_vfsfast() {
 unload_vfsfast() {
 	rmmod vfsfast
 }
+
+# A background reader that checks every readlink() result against what it
+# read at start: tmpfs (inline and page), ext4 (fast and slow), proc, sysfs.
+# The tmpfs links are made by t_readlink.sh.
+CHECKER_PATHS="/tmp/links/l0032 /tmp/links/l0100 /tmp/links/l4095 /mnt/ext4/links/l0032 /mnt/ext4/links/l0100 /proc/self /sys/class/net/lo"
+
+start_checker() {
+	rm -f /tmp/stop
+	rlloop /tmp/stop $CHECKER_PATHS >/tmp/rlloop.out 2>&1 &
+	checker_pid=$!
+}
+
+# Prints "<exit status> ok" when every result the checker saw was exact.
+stop_checker() {
+	touch /tmp/stop
+	wait $checker_pid
+	echo "$? $(sed -n 's/.*iterations=[0-9]* \(ok\)$/\1/p' /tmp/rlloop.out)"
+}

@@ -16,9 +16,12 @@ t_eq "param: enable=readlink turns it on" 1 "$(knob readlink)"
 rmmod vfsfast
 
 load_vfsfast
+dmesg >/tmp/kmsg.snapshot
 t_check "module loads with defaults" [ -d $VF/readlink ]
 t_eq "srcversion is the DKMS-installed module's" "$VFSFAST_SRCVERSION" \
 	"$(cat /sys/module/vfsfast/srcversion)"
+t_check "symbol lookup through kprobes gives real entries (IBT-safe)" \
+	grep -q "symbol lookup through kprobes verified" /tmp/kmsg.snapshot
 t_eq "version file" "$VFSFAST_VERSION $VFSFAST_KVER" "$(cat $VF/version)"
 
 # The tree as it is, "mode path" per entry, against the ABI document.

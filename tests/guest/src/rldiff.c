@@ -29,6 +29,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define DEFAULT_KNOB	"/sys/kernel/vfsfast/readlink/enabled"
 #define PROBE_LEN	8192
 #define SMALL_LIMIT	300
@@ -75,19 +77,6 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-k KNOBFILE] [-n] [-v] PATHLIST\n", prog);
 	exit(2);
-}
-
-/* Space and backslash too, so that a line splits unambiguously on ' '. */
-static void put_escaped(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p <= 0x20 || *p >= 0x7f || *p == '\\')
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
 }
 
 static int read_file(const char *file, char **bufp, size_t *lenp)

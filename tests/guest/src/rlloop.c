@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define FULL_LEN	8192
 #define GUARD		16
 #define FILL		0xA5
@@ -36,19 +38,6 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: rlloop STOPFILE PATH...\n");
 	exit(2);
-}
-
-/* Space and backslash too, so that a line splits unambiguously on ' '. */
-static void put_escaped(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p <= 0x20 || *p >= 0x7f || *p == '\\')
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
 }
 
 static void check(const struct target *t, int buflen, unsigned long iter)
