@@ -61,6 +61,8 @@ struct vfsfast_opt {
 	struct vfsfast_stats __percpu *stats;
 	const char *unsupported;	/* reason, or NULL when supported */
 	char reason[96];
+	/* Why the last enable failed, while another user holds a target. */
+	char conflict[96];
 	int last_error;
 	bool enabled;
 	bool passthrough;

@@ -132,9 +132,10 @@ int vfsfast_opt_enable(struct vfsfast_opt *opt)
 				func->passthru_func : func->new_func));
 		ret = register_ftrace_function(&func->ops);
 		if (ret) {
-			pr_info("%s: %s: cannot hook (%d)%s\n", opt->name,
-				func->old_name, ret, ret == -EBUSY ?
-				": another IPMODIFY user (livepatch?) holds it" : "");
+			snprintf(opt->conflict, sizeof(opt->conflict),
+				 ret == -EBUSY ? "%s: held by another IPMODIFY ftrace user" :
+				 "%s: cannot be hooked", func->old_name);
+			pr_info("%s: %s (%d)\n", opt->name, opt->conflict, ret);
 			break;
 		}
 		func->registered = true;
@@ -146,6 +147,7 @@ int vfsfast_opt_enable(struct vfsfast_opt *opt)
 		return ret;
 	}
 	opt->last_error = 0;
+	opt->conflict[0] = '\0';
 	opt->enabled = true;
 	return 0;
 }

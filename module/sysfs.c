@@ -8,7 +8,9 @@
  *                                 only calls the stock function (measures
  *                                 the cost of the redirect itself)
  *   <opt>/status            0444  line 1: active | inactive |
- *                                         unsupported: <reason>
+ *                                         unsupported: <reason> (a target
+ *                                         is missing, not traceable, or
+ *                                         held by another IPMODIFY user)
  *                                 line 2: upstream: <what the kernel has> | none
  *                                 line 3 (after a failed enable): error: <errno>
  *   <opt>/functions         0444  the kernel functions the optimization takes over
@@ -122,6 +124,8 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&vfsfast_mutex);
 	if (opt->unsupported)
 		len = sysfs_emit(buf, "unsupported: %s\n", opt->unsupported);
+	else if (opt->conflict[0])
+		len = sysfs_emit(buf, "unsupported: %s\n", opt->conflict);
 	else
 		len = sysfs_emit(buf, "%s\n", opt->enabled ? "active" : "inactive");
 	len += sysfs_emit_at(buf, len, "upstream: %s\n",

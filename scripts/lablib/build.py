@@ -90,18 +90,35 @@ def dkms_install(kernel):
 
 
 def make_w1(kernel, extra=""):
-    """Plain Kbuild build with W=1 (and anything in extra); returns (ok, log)."""
+    """Plain Kbuild build with W=1 (and anything in extra); returns (ok, log).
+
+    Also builds the test-only modules of tests/modules against the same
+    probe results; holder_ko() returns them afterwards.
+    """
     root = debian.chroot_dir(kernel)
     kver = debian.headers_release(kernel)
-    copy_sources(os.path.join(root, "tmp/vfsfast-w1"))
-    script = (f"make -C /usr/src/linux-headers-{kver} M=/tmp/vfsfast-w1 "
-              f"W=1 {extra} modules")
+    tree = os.path.join(root, "tmp/vfsfast-w1")
+    copy_sources(tree)
+    shutil.copytree(os.path.join(util.repo_dir(), "tests/modules"),
+                    os.path.join(tree, "tests/modules"), ignore=_IGNORE)
+    make = f"make -C /usr/src/linux-headers-{kver}"
+    script = (f"{make} M=/tmp/vfsfast-w1 W=1 {extra} modules && "
+              f"{make} M=/tmp/vfsfast-w1/tests/modules modules && "
+              f"cp /tmp/vfsfast-w1/tests/modules/vfsfast_holder.ko /tmp/vfsfast_holder.ko")
     with debian.mounted(root):
         p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, errors="replace",
                            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
     return p.returncode == 0, p.stdout
+
+
+def holder_ko(kernel):
+    """The test module holding vfs_readlink, from the last make_w1()."""
+    src = os.path.join(debian.chroot_dir(kernel), "tmp/vfsfast_holder.ko")
+    dst = os.path.join(build_dir(kernel), "vfsfast_holder.ko")
+    shutil.copyfile(src, dst)
+    return dst
 
 
 def modinfo(ko, field):

@@ -63,7 +63,7 @@ def ext4_image():
 
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
-            env=None, keep_dir=None, mttcg=False):
+            env=None, keep_dir=None, mttcg=False, extra_files=None):
     """Boot kernel with vfsfast's .ko and the test programs; run job text."""
     entries, opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
@@ -87,6 +87,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
                 f.write("".join(f"/mnt/ext4/{e}\n" for e in disk.entries))
             files["/lab/ext4.list"] = list_path
         files["/lab/vfsfast.ko"] = ko
+        files.update(extra_files or {})
         genv = {
             "VFSFAST_KVER": debian.headers_release(kernel),
             "VFSFAST_KERNEL": kernel,

@@ -11,7 +11,8 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_toggle", "t_unload"]
+GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_toggle",
+               "t_unload"]
 
 
 class Lines:
@@ -99,8 +100,9 @@ def run_kernel(tally, kernel, disk, env):
     job = "".join(f't0=$(date +%s); . /lab/{t}.sh; note "{t}: $(($(date +%s) - t0))s"\n'
                   for t in GUEST_TESTS)
     util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups")
+    extra = {"/lab/vfsfast_holder.ko": build.holder_ko(kernel)} if ok else {}
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
-                        keep_dir=log_dir(kernel), timeout=1500)
+                        keep_dir=log_dir(kernel), timeout=1500, extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
 

@@ -48,9 +48,10 @@ start_checker() {
 	checker_pid=$!
 }
 
-# Prints "<exit status> ok" when every result the checker saw was exact.
+# Sets checked to "<exit status> ok" when every result the checker saw was
+# exact.  Not for $(...): wait needs the shell that started the checker.
 stop_checker() {
 	touch /tmp/stop
 	wait $checker_pid
-	echo "$? $(sed -n 's/.*iterations=[0-9]* \(ok\)$/\1/p' /tmp/rlloop.out)"
+	checked="$? $(sed -n 's/.*iterations=[0-9]* \(ok\)$/\1/p' /tmp/rlloop.out)"
 }
