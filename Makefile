@@ -3,6 +3,8 @@
 # make                 build against the running kernel
 # make KDIR=<headers>  build against any kernel headers tree
 # make install         install into /lib/modules/<release>/updates and depmod
+# make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
+#                      dkms add, build and install for KERNELRELEASE
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
 #                      PROFILE=ci for CI's shorter stress loops)
 # make bench           the readlink benchmark in the qemu lab
@@ -14,6 +16,9 @@ KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 KERNELS ?= 5.10 6.1 6.12 7.2
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRC := /usr/src/vfsfast-$(VERSION)
+DKMS_FILES := Kbuild Makefile dkms.conf module include
 
 all: modules
 
@@ -23,6 +28,15 @@ modules:
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KERNELRELEASE)
+
+dkms-install:
+	-dkms remove -m vfsfast -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(DKMS_FILES) $(DKMS_SRC)/
+	dkms add -m vfsfast -v $(VERSION)
+	dkms build -m vfsfast -v $(VERSION) -k $(KERNELRELEASE)
+	dkms install -m vfsfast -v $(VERSION) -k $(KERNELRELEASE) --force
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -39,4 +53,4 @@ demo:
 style:
 	$(LAB) style
 
-.PHONY: all modules install clean check bench demo style
+.PHONY: all modules install dkms-install clean check bench demo style

@@ -49,28 +49,35 @@ def build_dir(kernel):
     return d
 
 
-def dkms_install(kernel):
-    """dkms add/build/install in the chroot; returns (ko path, log text).
+def _remove_installed(kernel):
+    """Forget earlier installs in the chroot, so exactly one result counts."""
+    root = debian.chroot_dir(kernel)
+    kver = debian.headers_release(kernel)
+    for old in glob.glob(os.path.join(root, f"lib/modules/{kver}/updates/**/vfsfast*.ko*"),
+                         recursive=True):
+        os.unlink(old)
 
-    The returned .ko is an uncompressed copy of what DKMS installed.
+
+def dkms_install(kernel):
+    """`make dkms-install` (the README's command) in the chroot.
+
+    Returns (ko path, log); the .ko is an uncompressed copy of what DKMS
+    installed, which is what the guest loads.
     """
     root = debian.chroot_dir(kernel)
     kver = debian.headers_release(kernel)
-    ver = version()
-    copy_sources(os.path.join(root, f"usr/src/vfsfast-{ver}"))
-    script = f"""
-        dkms remove -m vfsfast -v {ver} --all >/dev/null 2>&1 || true
-        rm -rf /var/lib/dkms/vfsfast
-        dkms add -m vfsfast -v {ver}
-        dkms build -m vfsfast -v {ver} -k {kver}
-        dkms install -m vfsfast -v {ver} -k {kver} --force
-    """
+    copy_sources(os.path.join(root, "tmp/vfsfast-src"))
+    _remove_installed(kernel)
+    # A previous interrupted run may have left DKMS state behind.
+    script = (f"rm -rf /var/lib/dkms/vfsfast; "
+              f"make -C /tmp/vfsfast-src dkms-install KERNELRELEASE={kver}")
     with debian.mounted(root):
         p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, errors="replace",
                            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
     log = p.stdout
+    ver = version()
     if p.returncode != 0:
         for f in glob.glob(os.path.join(root, f"var/lib/dkms/vfsfast/{ver}/build/make.log")):
             log += open(f, errors="replace").read()
@@ -101,9 +108,10 @@ def make_w1(kernel, extra=""):
     copy_sources(tree)
     shutil.copytree(os.path.join(util.repo_dir(), "tests/modules"),
                     os.path.join(tree, "tests/modules"), ignore=_IGNORE)
-    make = f"make -C /usr/src/linux-headers-{kver}"
-    script = (f"{make} M=/tmp/vfsfast-w1 W=1 {extra} modules && "
-              f"{make} M=/tmp/vfsfast-w1/tests/modules modules && "
+    kdir = f"/usr/src/linux-headers-{kver}"
+    # Through the top-level Makefile, as `make KDIR=...` in the README.
+    script = (f"make -C /tmp/vfsfast-w1 KDIR={kdir} W=1 {extra} && "
+              f"make -C {kdir} M=/tmp/vfsfast-w1/tests/modules modules && "
               f"cp /tmp/vfsfast-w1/tests/modules/vfsfast_holder.ko /tmp/vfsfast_holder.ko")
     with debian.mounted(root):
         p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
@@ -111,6 +119,24 @@ def make_w1(kernel, extra=""):
                            text=True, errors="replace",
                            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
     return p.returncode == 0, p.stdout
+
+
+def make_install(kernel):
+    """`make install` into the chroot's /lib/modules; returns (ok, log)."""
+    root = debian.chroot_dir(kernel)
+    kver = debian.headers_release(kernel)
+    target = os.path.join(root, f"lib/modules/{kver}/updates/vfsfast.ko")
+    _remove_installed(kernel)
+    script = (f"make -C /tmp/vfsfast-w1 install KERNELRELEASE={kver} "
+              f"KDIR=/usr/src/linux-headers-{kver}")
+    with debian.mounted(root):
+        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace",
+                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    ok = p.returncode == 0 and bool(glob.glob(target + "*"))
+    _remove_installed(kernel)
+    return ok, p.stdout
 
 
 def holder_ko(kernel):

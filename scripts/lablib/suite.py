@@ -90,8 +90,11 @@ def run_kernel(tally, kernel, disk, env):
     w = warnings_in(log)
     tally.record(ok and not w, f"[{kernel}] W=1 build, sparse (C=2): no warnings",
                  "; ".join(w[:3]) if w else ("" if ok else log[-300:]))
+    inst, log = build.make_install(kernel)
+    tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/",
+                 "" if inst else log[-300:].replace("\n", " | "))
     ko, log = build.dkms_install(kernel)
-    tally.record(ko is not None, f"[{kernel}] dkms add/build/install",
+    tally.record(ko is not None, f"[{kernel}] make dkms-install (dkms add/build/install)",
                  "" if ko else log[-400:].replace("\n", " | "))
     with open(os.path.join(log_dir(kernel), "dkms.log"), "w") as f:
         f.write(log)
