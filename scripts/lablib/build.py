@@ -49,6 +49,15 @@ def build_dir(kernel):
     return d
 
 
+def _chroot_sh(root, script):
+    """Run a shell script in a chroot; returns the CompletedProcess (never dies)."""
+    with debian.mounted(root):
+        return subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, errors="replace",
+                              env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+
+
 def _remove_installed(kernel):
     """Forget earlier installs in the chroot, so exactly one result counts."""
     root = debian.chroot_dir(kernel)
@@ -71,11 +80,7 @@ def dkms_install(kernel):
     # A previous interrupted run may have left DKMS state behind.
     script = (f"rm -rf /var/lib/dkms/vfsfast; "
               f"make -C /tmp/vfsfast-src dkms-install KERNELRELEASE={kver}")
-    with debian.mounted(root):
-        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, errors="replace",
-                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    p = _chroot_sh(root, script)
     log = p.stdout
     ver = version()
     if p.returncode != 0:
@@ -113,11 +118,7 @@ def make_w1(kernel, extra=""):
     script = (f"make -C /tmp/vfsfast-w1 KDIR={kdir} W=1 {extra} && "
               f"make -C {kdir} M=/tmp/vfsfast-w1/tests/modules modules && "
               f"cp /tmp/vfsfast-w1/tests/modules/vfsfast_holder.ko /tmp/vfsfast_holder.ko")
-    with debian.mounted(root):
-        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, errors="replace",
-                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    p = _chroot_sh(root, script)
     return p.returncode == 0, p.stdout
 
 
@@ -129,11 +130,7 @@ def make_install(kernel):
     _remove_installed(kernel)
     script = (f"make -C /tmp/vfsfast-w1 install KERNELRELEASE={kver} "
               f"KDIR=/usr/src/linux-headers-{kver}")
-    with debian.mounted(root):
-        p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, errors="replace",
-                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+    p = _chroot_sh(root, script)
     ok = p.returncode == 0 and bool(glob.glob(target + "*"))
     _remove_installed(kernel)
     return ok, p.stdout
