@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Space and backslash too, so that a line splits unambiguously on ' '. */
 static inline void put_escaped(FILE *f, const char *s)
 {

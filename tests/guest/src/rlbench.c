@@ -22,7 +22,7 @@
 #define DEFAULT_BUFLEN	4096
 #define MAX_BUFLEN	(1 << 20)
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: rlbench PATH ITERATIONS [BUFLEN]\n");
 	exit(2);
@@ -35,11 +35,11 @@ static unsigned long parse_ulong(const char *s, unsigned long min,
 	char *end;
 
 	if (!*s || *s == '-' || *s == '+')
-		usage();
+		print_usage();
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v < min || v > max)
-		usage();
+		print_usage();
 	return v;
 }
 
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	char *buf;
 
 	if (argc < 3 || argc > 4)
-		usage();
+		print_usage();
 	path = argv[1];
 	iters = parse_ulong(argv[2], 1, ULONG_MAX);
 	if (argc == 4)

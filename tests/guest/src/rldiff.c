@@ -73,7 +73,7 @@ static unsigned char *edge_pages;	/* RW page + PROT_NONE page */
 static unsigned char *scratch;
 static size_t scratch_len;
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: %s [-k KNOBFILE] [-n] [-v] PATHLIST\n", prog);
 	exit(2);
@@ -256,7 +256,7 @@ static int build_lens(int L, int *lens)
 		for (i = 1; i <= L + 3; i++)
 			lens[n++] = i;
 	} else {
-		for (i = 0; i < (int)(sizeof(fixed) / sizeof(fixed[0])); i++)
+		for (i = 0; i < (int)ARRAY_SIZE(fixed); i++)
 			lens[n++] = fixed[i];
 		for (i = L - 2; i <= L + 2; i++)
 			lens[n++] = i;
@@ -486,11 +486,11 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			usage();
+			print_usage();
 		}
 	}
 	if (optind != argc - 1)
-		usage();
+		print_usage();
 
 	paths = read_pathlist(argv[optind], &np);
 	if (!paths)

@@ -34,7 +34,7 @@ struct target {
 
 static char buf[FULL_LEN + GUARD];
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: rlloop STOPFILE PATH...\n");
 	exit(2);
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	ssize_t r;
 
 	if (argc < 3)
-		usage();
+		print_usage();
 	stopfile = argv[1];
 	n = argc - 2;
 	t = calloc(n, sizeof(*t));

@@ -19,19 +19,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define E(x) { x, #x }
 static const struct { int num; const char *name; } errnames[] = {
 	E(EINVAL), E(EBUSY), E(EPERM), E(ENOENT), E(EOPNOTSUPP), E(ENOMEM),
 	E(EFAULT), E(E2BIG), E(ENODEV), E(EACCES), E(EAGAIN), E(EIO),
 	E(ENOSPC), E(ERANGE), E(EEXIST), E(ENXIO), E(EROFS), E(EISDIR),
-	E(ENOSYS), E(EINTR), E(ETIMEDOUT), E(ENAMETOOLONG), E(ESRCH),
+	E(EINTR), E(ETIMEDOUT), E(ENAMETOOLONG), E(ESRCH),
 	E(EDEADLK), E(ENOEXEC), E(EBADF), E(ENOTDIR), E(EFBIG), E(ENOTTY),
 	E(ELOOP), E(EMSGSIZE), E(EOVERFLOW), E(ENOTCONN), E(ENOKEY),
 	E(ENOTEMPTY), E(EALREADY), E(EINPROGRESS),
 };
 #undef E
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: wr FILE HEX\n");
 	exit(2);
@@ -41,7 +43,7 @@ static void put_errno(const char *what, int err)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(errnames); i++) {
 		if (errnames[i].num == err) {
 			printf("%s %s\n", what, errnames[i].name);
 			return;
@@ -69,10 +71,10 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 3)
-		usage();
+		print_usage();
 	hexlen = strlen(argv[2]);
 	if (hexlen % 2)
-		usage();
+		print_usage();
 	len = hexlen / 2;
 	/* Never NULL, even for a zero-length write. */
 	data = malloc(len + 1);
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
 		int lo = hexval(argv[2][2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
-			usage();
+			print_usage();
 		data[i] = hi << 4 | lo;
 	}
 
