@@ -4,7 +4,8 @@
  * ftrace redirection and switched on and off per optimization in sysfs.
  *
  * An optimization is a table, in the manner of livepatch's klp_func arrays:
- * for each kernel function it takes over, the symbol and the replacement.
+ * for each kernel function it takes over, the symbol and the replacement
+ * (VFSFAST_FUNC()).
  * The fields above the "engine" comment are the optimization's to fill; the
  * ones below belong to the hook engine and the sysfs code.
  */
@@ -23,7 +24,7 @@
 struct vfsfast_func {
 	/* Target symbol; also the name reported in sysfs and dmesg. */
 	const char *old_name;
-	/* Address of the target when it is exported, else 0 (resolved by name). */
+	/* Address of the target when it is exported, else 0. */
 	unsigned long old_addr;
 	/* Replacement: same prototype as the target. */
 	void *new_func;
@@ -32,14 +33,72 @@ struct vfsfast_func {
 	 * redirect itself costs (the "passthrough" knob).
 	 */
 	void *passthru_func;
+	/* This target's code in tramp.S and the words it reads (VFSFAST_FUNC). */
+	void (*tramp)(void);
+	unsigned long *redirect;	/* where the hook sends callers */
+	unsigned long *body;		/* the target just past its ftrace site */
 
 	/* engine */
-	unsigned long target;
-	unsigned long redirect;
-	struct ftrace_ops ops;
+	unsigned long target;		/* entry address */
+	unsigned long site;		/* its ftrace site */
+	unsigned long direct;		/* what a direct site calls or jumps to */
+	struct ftrace_ops ops;		/* ftrace backend */
+	struct ftrace_ops dops;		/* direct backends, where named by ops */
 	bool filtered;
-	bool registered;
+	bool dfiltered;
+	bool attached;
 };
+
+/* Generated per line of vfsfast_targets.h: tramp.S's symbols and words. */
+#define VFSFAST_TARGET(name)					\
+	extern unsigned long vfsfast_redirect_##name;		\
+	extern unsigned long vfsfast_body_##name;		\
+	void vfsfast_tramp_##name(void);
+#include "vfsfast_targets.h"
+#undef VFSFAST_TARGET
+
+/*
+ * A table entry for target @name (a line of vfsfast_targets.h); @exported
+ * is its address when the kernel exports it, else 0.
+ */
+#define VFSFAST_FUNC(name, exported, new, passthru) {			\
+	.old_name = #name,						\
+	.old_addr = (unsigned long)(exported),				\
+	.new_func = (new),						\
+	.passthru_func = (passthru),					\
+	.tramp = vfsfast_tramp_##name,					\
+	.redirect = &vfsfast_redirect_##name,				\
+	.body = &vfsfast_body_##name,					\
+}
+
+/*
+ * The stock function, for a replacement: vfsfast_stock_<name>() has the
+ * prototype of @proto and runs target @name's stock body, never a hook.
+ * A replacement must not call its target by name: that would come back
+ * to the replacement.
+ */
+#define VFSFAST_STOCK(name, proto) extern typeof(proto) vfsfast_stock_##name
+
+/* A way of sending a target's callers to its replacement. */
+struct vfsfast_backend {
+	const char *name;
+	/* Why the running kernel cannot use it, or NULL. */
+	const char *unavailable;
+	int (*prepare)(struct vfsfast_func *func);
+	void (*release)(struct vfsfast_func *func);
+	/* Start sending callers to *func->redirect. */
+	int (*attach)(struct vfsfast_func *func);
+	void (*detach)(struct vfsfast_func *func);
+	/*
+	 * *func->redirect changed while attached: follow it.  NULL when the
+	 * hook reads *func->redirect at every call.
+	 */
+	int (*retarget)(struct vfsfast_func *func);
+};
+
+extern const struct vfsfast_backend vfsfast_backend_jmp;
+extern const struct vfsfast_backend vfsfast_backend_direct;
+extern const struct vfsfast_backend vfsfast_backend_ftrace;
 
 struct vfsfast_stats {
 	unsigned long hits;
@@ -62,7 +121,10 @@ struct vfsfast_opt {
 	const char *unsupported;	/* reason, or NULL when supported */
 	char reason[96];
 	/* Why the last enable failed, while another user holds a target. */
-	char conflict[96];
+	char conflict[160];
+	/* Preferred backends the last successful enable could not use. */
+	char skipped[160];
+	const struct vfsfast_backend *backend;	/* in use while enabled */
 	int last_error;
 	bool enabled;
 	bool passthrough;
@@ -92,15 +154,16 @@ static __always_inline void vfsfast_leave(void)
 
 /* symbols.c */
 int vfsfast_symbols_init(void);
-unsigned long vfsfast_lookup_name(const char *name);
+unsigned long vfsfast_lookup_name(const char *name, unsigned long *site);
 
 /* hook.c */
-int vfsfast_hook_init(void);
+int vfsfast_hook_init(const char *backend);
+extern const struct vfsfast_backend *vfsfast_backend_order[];
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_enable(struct vfsfast_opt *opt);
 void vfsfast_opt_disable(struct vfsfast_opt *opt);
-void vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
+int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
 void vfsfast_drain(void);
 
 /* sysfs.c */

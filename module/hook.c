@@ -1,49 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook engine: one IPMODIFY ftrace_ops per function taken over.
+ * The hook engine: what enabling and disabling an optimization means,
+ * whatever backend carries the redirect.
  *
- * When an optimization is enabled, the fentry call of each of its target
- * functions goes to vfsfast_ftrace_thunk(), which rewrites the return
- * address so that the caller's call continues in the replacement, with the
- * caller's arguments and stack.  A replacement that wants the stock
- * behaviour calls the target, whose fentry comes back here: a call that
- * comes from vfsfast's own text is let through untouched.  Disabling
- * unregisters the ops, so "off" is the stock kernel exactly.
+ * Each target has a word, vfsfast_redirect_<name>, naming where its callers
+ * go while the optimization is on (the replacement, or the passthrough
+ * replacement), and a word, vfsfast_body_<name>, naming its body just past
+ * the ftrace site, through which replacements reach the stock code
+ * (tramp.S).  A backend (backend_direct.c, backend_ftrace.c) does the
+ * sending.  Enabling tries the backends in the order the backend=
+ * parameter allows, all targets of an optimization with one backend or
+ * none; disabling detaches them, so "off" is the stock kernel exactly.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/string.h>
 
 #include "vfsfast.h"
 
 DEFINE_PER_CPU(long, vfsfast_inflight);
 
-static unsigned long vfsfast_text_start, vfsfast_text_end;
+#define VFSFAST_TARGET(name)				\
+	unsigned long vfsfast_redirect_##name;		\
+	unsigned long vfsfast_body_##name;
+#include "vfsfast_targets.h"
+#undef VFSFAST_TARGET
 
-int vfsfast_hook_init(void)
+static const struct vfsfast_backend *const vfsfast_backends[] = {
+	&vfsfast_backend_jmp, &vfsfast_backend_direct, &vfsfast_backend_ftrace,
+};
+
+/* The backends enabling may use, best first; NULL-terminated. */
+const struct vfsfast_backend *vfsfast_backend_order[ARRAY_SIZE(vfsfast_backends) + 1];
+
+/* @choice: "auto" (every backend this kernel has, best first) or a name. */
+int vfsfast_hook_init(const char *choice)
 {
-	vfsfast_module_text(&vfsfast_text_start, &vfsfast_text_end);
-	return vfsfast_text_end > vfsfast_text_start ? 0 : -EINVAL;
-}
+	int i, n = 0;
+	bool any = !strcmp(choice, "auto");
 
-/*
- * parent_ip is the return address of the call to the target: inside our
- * text exactly when a replacement falls back to the stock function (the
- * module is built with -fno-optimize-sibling-calls, so such a fallback is
- * never a tail jump that would hide the caller).
- */
-static void notrace vfsfast_ftrace_thunk(unsigned long ip,
-					 unsigned long parent_ip,
-					 struct ftrace_ops *ops,
-					 struct vfsfast_fregs *fregs)
-{
-	struct vfsfast_func *func = container_of(ops, struct vfsfast_func, ops);
+	for (i = 0; i < ARRAY_SIZE(vfsfast_backends); i++) {
+		const struct vfsfast_backend *b = vfsfast_backends[i];
 
-	if (parent_ip >= vfsfast_text_start && parent_ip < vfsfast_text_end)
-		return;
-	vfsfast_set_ip(fregs, READ_ONCE(func->redirect));
+		if (!any && strcmp(choice, b->name))
+			continue;
+		if (b->unavailable) {
+			pr_info("backend %s: unavailable: %s\n", b->name,
+				b->unavailable);
+			if (!any)
+				return -EOPNOTSUPP;
+			continue;
+		}
+		vfsfast_backend_order[n++] = b;
+	}
+	if (!n) {
+		pr_err("backend=%s: unknown backend\n", choice);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static __printf(2, 3)
@@ -58,94 +75,136 @@ void vfsfast_set_reason(struct vfsfast_opt *opt, const char *fmt, ...)
 	pr_info("%s: unsupported: %s\n", opt->name, opt->reason);
 }
 
+static const char *vfsfast_prepare_func(struct vfsfast_func *func)
+{
+	const struct vfsfast_backend **b;
+	unsigned long entry;
+
+	entry = vfsfast_lookup_name(func->old_name, &func->site);
+	if (!entry)
+		return "symbol not found";
+	if (func->old_addr && entry != func->old_addr)
+		return "symbol lookup disagrees with the linker";
+	if (!func->site)
+		return "no ftrace site";
+	func->target = entry;
+	*func->body = func->site + MCOUNT_INSN_SIZE;
+	for (b = vfsfast_backend_order; *b; b++)
+		if ((*b)->prepare(func))
+			return "not traceable";
+	return NULL;
+}
+
 /*
- * Resolve every target and attach it to its ops' filter, so that a kernel
- * where a function is missing or not traceable marks the optimization
- * unsupported at load instead of failing later.
+ * Resolve every target and its ftrace site, so that a kernel where a
+ * function is missing or not traceable marks the optimization unsupported
+ * at load instead of failing later.
  */
 int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 {
 	struct vfsfast_func *func;
-	int ret;
+	const char *why;
 
 	for (func = opt->funcs; func->old_name; func++) {
-		func->target = func->old_addr ? func->old_addr :
-			       vfsfast_lookup_name(func->old_name);
-		if (!func->target) {
-			vfsfast_set_reason(opt, "%s: symbol not found",
-					   func->old_name);
-			goto fail;
+		why = vfsfast_prepare_func(func);
+		if (why) {
+			vfsfast_set_reason(opt, "%s: %s", func->old_name, why);
+			vfsfast_opt_release(opt);
+			return -ENOENT;
 		}
-		func->ops.func = vfsfast_ftrace_thunk;
-		func->ops.flags = VFSFAST_FTRACE_FLAGS;
-		ret = ftrace_set_filter_ip(&func->ops, func->target, 0, 0);
-		if (ret) {
-			vfsfast_set_reason(opt, "%s: not traceable (%d)",
-					   func->old_name, ret);
-			goto fail;
-		}
-		func->filtered = true;
 	}
 	return 0;
-fail:
-	vfsfast_opt_release(opt);
-	return -ENOENT;
 }
 
 void vfsfast_opt_release(struct vfsfast_opt *opt)
 {
+	const struct vfsfast_backend **b;
+	struct vfsfast_func *func;
+
+	for (func = opt->funcs; func->old_name; func++)
+		for (b = vfsfast_backend_order; *b; b++)
+			(*b)->release(func);
+}
+
+static void vfsfast_detach_all(struct vfsfast_opt *opt,
+			       const struct vfsfast_backend *b)
+{
 	struct vfsfast_func *func;
 
 	for (func = opt->funcs; func->old_name; func++) {
-		if (!func->filtered)
-			continue;
-		/* ftrace_free_filter() is not exported before 6.2. */
-		ftrace_set_filter_ip(&func->ops, func->target, 1, 0);
-		func->filtered = false;
+		if (func->attached)
+			b->detach(func);
+		func->attached = false;
 	}
 }
 
-static void vfsfast_unregister(struct vfsfast_func *func)
-{
-	int ret;
-
-	if (!func->registered)
-		return;
-	ret = unregister_ftrace_function(&func->ops);
-	WARN_ON_ONCE(ret);
-	func->registered = false;
-}
-
-/* All or nothing: a failure leaves no function of the optimization hooked. */
-int vfsfast_opt_enable(struct vfsfast_opt *opt)
+/* All targets of @opt with backend @b, or none. */
+static int vfsfast_attach_all(struct vfsfast_opt *opt,
+			      const struct vfsfast_backend *b,
+			      const char **failed)
 {
 	struct vfsfast_func *func;
-	int ret = 0;
+	int ret;
+
+	for (func = opt->funcs; func->old_name; func++) {
+		ret = b->attach(func);
+		if (ret) {
+			*failed = func->old_name;
+			vfsfast_detach_all(opt, b);
+			return ret;
+		}
+		func->attached = true;
+	}
+	return 0;
+}
+
+static void vfsfast_append(char *buf, size_t size, const char *name, int err)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s %d", len ? ", " : "", name, err);
+}
+
+static void vfsfast_set_redirects(struct vfsfast_opt *opt, bool passthrough)
+{
+	struct vfsfast_func *func;
+
+	for (func = opt->funcs; func->old_name; func++)
+		WRITE_ONCE(*func->redirect, (unsigned long)(passthrough ?
+				func->passthru_func : func->new_func));
+}
+
+int vfsfast_opt_enable(struct vfsfast_opt *opt)
+{
+	const struct vfsfast_backend **b;
+	const char *failed = "";
+	char tried[80] = "";
+	int ret = -ENODEV;
 
 	lockdep_assert_held(&vfsfast_mutex);
 	if (opt->unsupported)
 		return -EOPNOTSUPP;
 	if (opt->enabled)
 		return 0;
-	for (func = opt->funcs; func->old_name; func++) {
-		WRITE_ONCE(func->redirect, (unsigned long)(opt->passthrough ?
-				func->passthru_func : func->new_func));
-		ret = register_ftrace_function(&func->ops);
-		if (ret) {
-			snprintf(opt->conflict, sizeof(opt->conflict),
-				 ret == -EBUSY ? "%s: held by another IPMODIFY ftrace user" :
-				 "%s: cannot be hooked", func->old_name);
-			pr_info("%s: %s (%d)\n", opt->name, opt->conflict, ret);
+	vfsfast_set_redirects(opt, opt->passthrough);
+	for (b = vfsfast_backend_order; *b; b++) {
+		ret = vfsfast_attach_all(opt, *b, &failed);
+		if (!ret)
 			break;
-		}
-		func->registered = true;
+		vfsfast_append(tried, sizeof(tried), (*b)->name, ret);
+		pr_info("%s: %s: %s backend: %d\n", opt->name, failed,
+			(*b)->name, ret);
 	}
 	if (ret) {
-		for (func = opt->funcs; func->old_name; func++)
-			vfsfast_unregister(func);
+		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
+		snprintf(opt->conflict, sizeof(opt->conflict), "%s: %s (%s)",
+			 failed, ret == -EBUSY ? "held by another ftrace user" :
+			 "cannot be hooked", tried);
 		opt->last_error = ret;
 		return ret;
 	}
+	strscpy(opt->skipped, tried, sizeof(opt->skipped));
+	opt->backend = *b;
 	opt->last_error = 0;
 	opt->conflict[0] = '\0';
 	opt->enabled = true;
@@ -154,23 +213,38 @@ int vfsfast_opt_enable(struct vfsfast_opt *opt)
 
 void vfsfast_opt_disable(struct vfsfast_opt *opt)
 {
-	struct vfsfast_func *func;
-
 	lockdep_assert_held(&vfsfast_mutex);
-	for (func = opt->funcs; func->old_name; func++)
-		vfsfast_unregister(func);
+	if (opt->backend)
+		vfsfast_detach_all(opt, opt->backend);
+	opt->backend = NULL;
 	opt->enabled = false;
 }
 
-void vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
+/* Backends that fix the address in the site itself are asked to follow. */
+int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 {
 	struct vfsfast_func *func;
+	int ret = 0;
 
 	lockdep_assert_held(&vfsfast_mutex);
+	vfsfast_set_redirects(opt, on);
+	if (!opt->backend || !opt->backend->retarget)
+		goto out;
+	for (func = opt->funcs; func->old_name; func++) {
+		ret = opt->backend->retarget(func);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		/* Put back what every target was following. */
+		vfsfast_set_redirects(opt, opt->passthrough);
+		for (func = opt->funcs; func->old_name; func++)
+			opt->backend->retarget(func);
+		return ret;
+	}
+out:
 	opt->passthrough = on;
-	for (func = opt->funcs; func->old_name; func++)
-		WRITE_ONCE(func->redirect, (unsigned long)(on ?
-				func->passthru_func : func->new_func));
+	return 0;
 }
 
 static long vfsfast_inflight_sum(void)
@@ -184,11 +258,12 @@ static long vfsfast_inflight_sum(void)
 }
 
 /*
- * Called with every hook unregistered, before the module text goes away.
- * The first grace period lets tasks that were sent to a replacement count
- * themselves in; the wait lets sleeping ones (a faulting copy_to_user)
- * finish; the second grace period lets those that have counted themselves
- * out execute their last instructions in our text.
+ * Called with every hook detached, before the module text goes away.  The
+ * first grace period lets tasks that were sent to a replacement count
+ * themselves in (or leave a trampoline they were preempted in); the wait
+ * lets sleeping ones (a faulting copy_to_user) finish; the second grace
+ * period lets those that have counted themselves out execute their last
+ * instructions in our text.
  */
 void vfsfast_drain(void)
 {

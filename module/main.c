@@ -26,6 +26,11 @@ module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
 		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream), all, none, or a comma-separated list of names (readlink)");
 
+static char *backend = "auto";
+module_param(backend, charp, 0444);
+MODULE_PARM_DESC(backend,
+		 "How targets are redirected: auto (default: the cheapest that works, per optimization), jmp, direct or ftrace");
+
 static struct vfsfast_opt *vfsfast_find(const char *name, size_t len)
 {
 	struct vfsfast_opt **opt;
@@ -98,7 +103,7 @@ static int __init vfsfast_init(void)
 	ret = vfsfast_parse_enable(want);
 	if (ret)
 		return ret;
-	ret = vfsfast_hook_init();
+	ret = vfsfast_hook_init(backend);
 	if (ret)
 		return ret;
 	/* Without it only exported targets resolve; readlink needs none. */

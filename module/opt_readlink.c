@@ -27,6 +27,8 @@
 
 #include "vfsfast.h"
 
+VFSFAST_STOCK(vfs_readlink, vfs_readlink);
+
 /*
  * strlen() reading aligned words.  An aligned word never straddles a page,
  * so reading the whole word that holds the terminating NUL cannot fault
@@ -67,7 +69,7 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 	}
 	if (unlikely(!(inode->i_opflags & IOP_DEFAULT_READLINK))) {
 		vfsfast_fallback(&vfsfast_opt_readlink);
-		res = vfs_readlink(dentry, buffer, buflen);
+		res = vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
 		goto out;
 	}
 	vfsfast_hit(&vfsfast_opt_readlink);
@@ -98,18 +100,14 @@ static int vfsfast_vfs_readlink_passthru(struct dentry *dentry,
 
 	vfsfast_enter();
 	vfsfast_fallback(&vfsfast_opt_readlink);
-	res = vfs_readlink(dentry, buffer, buflen);
+	res = vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
 	vfsfast_leave();
 	return res;
 }
 
 static struct vfsfast_func vfsfast_readlink_funcs[] = {
-	{
-		.old_name = "vfs_readlink",
-		.old_addr = (unsigned long)vfs_readlink,
-		.new_func = vfsfast_vfs_readlink,
-		.passthru_func = vfsfast_vfs_readlink_passthru,
-	},
+	VFSFAST_FUNC(vfs_readlink, vfs_readlink, vfsfast_vfs_readlink,
+		     vfsfast_vfs_readlink_passthru),
 	{ }
 };
 

@@ -10,10 +10,10 @@
  * is patched, resolves the name; kprobes report the address past an ENDBR,
  * and sprint_symbol() gives the offset back to the real entry.
  *
- * Exported targets never come here: their address is taken at link time,
- * which is always the real entry.  A replacement that must call a static
- * original takes its address from a live object (an i_op or d_op table),
- * never from this lookup: such functions are not sealed.
+ * Every target comes here, exported or not, for its ftrace site; for an
+ * exported one the engine checks the entry against the address the linker
+ * resolved.  Nothing found here is ever called: replacements reach the
+ * stock code through tramp.S, by a return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +40,14 @@ static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr)
 
 static bool vfsfast_symbols_ok;
 
-static unsigned long vfsfast_kprobe_lookup(const char *name)
+/*
+ * A kprobe at a function's start lands on its ftrace site when it has one,
+ * and then says so: KPROBE_FLAG_FTRACE is set only when ftrace has a
+ * record at exactly that address.  That is the kernel's own answer to
+ * where the site is, with or without an ENDBR before it.
+ */
+static unsigned long vfsfast_kprobe_lookup(const char *name,
+					   unsigned long *site)
 {
 	struct kprobe kp = {
 		.symbol_name = name,
@@ -48,27 +55,34 @@ static unsigned long vfsfast_kprobe_lookup(const char *name)
 	};
 	unsigned long addr;
 
+	*site = 0;
 	if (register_kprobe(&kp) < 0)
 		return 0;
 	addr = (unsigned long)kp.addr;
+	if (kp.flags & KPROBE_FLAG_FTRACE)
+		*site = addr;
 	unregister_kprobe(&kp);
 	return vfsfast_symbol_start(name, addr);
 }
 
-unsigned long vfsfast_lookup_name(const char *name)
+/* Entry of @name, or 0; its ftrace site in *@site, or 0 if none. */
+unsigned long vfsfast_lookup_name(const char *name, unsigned long *site)
 {
-	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name) : 0;
+	*site = 0;
+	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name, site) : 0;
 }
 
 /*
  * Check the lookup against an address the linker resolved, once at load:
- * on IBT kernels this proves the step back over the ENDBR is right.
+ * on IBT kernels this proves the step back over the ENDBR is right, and
+ * that kprobes find the ftrace site.
  */
 int vfsfast_symbols_init(void)
 {
-	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink");
+	unsigned long site;
+	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink", &site);
 
-	if (addr != (unsigned long)vfs_readlink) {
+	if (addr != (unsigned long)vfs_readlink || !site) {
 		pr_warn("symbol lookup self-check failed (%pS): non-exported targets unsupported\n",
 			(void *)addr);
 		return -EINVAL;

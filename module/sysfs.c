@@ -3,6 +3,7 @@
  * /sys/kernel/vfsfast/
  *
  *   version                 module version and the kernel it was built for
+ *   backends                the backends enabling may use, best first
  *   <opt>/enabled           0644  0 or 1; accepts 0, 1, on, off
  *   <opt>/passthrough       0644  0 or 1; 1 redirects to a replacement that
  *                                 only calls the stock function (measures
@@ -14,6 +15,10 @@
  *                                 line 2: upstream: <what the kernel has> | none
  *                                 line 3 (after a failed enable): error: <errno>
  *   <opt>/functions         0444  the kernel functions the optimization takes over
+ *   <opt>/backend           0444  line 1: jmp | direct | ftrace while enabled,
+ *                                 else none
+ *                                 line 2 (when better ones failed): skipped:
+ *                                 <backend> <errno>, ...
  *   <opt>/stats/hits        0444  calls answered by the fast path
  *   <opt>/stats/fallbacks   0444  calls handed to the stock function
  *
@@ -110,9 +115,9 @@ static ssize_t passthrough_store(struct kobject *kobj,
 	if (ret)
 		return ret;
 	mutex_lock(&vfsfast_mutex);
-	vfsfast_opt_set_passthrough(vfsfast_opt_of(kobj), on);
+	ret = vfsfast_opt_set_passthrough(vfsfast_opt_of(kobj), on);
 	mutex_unlock(&vfsfast_mutex);
-	return count;
+	return ret ? ret : count;
 }
 
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -147,6 +152,20 @@ static ssize_t functions_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
+static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	ssize_t len;
+
+	mutex_lock(&vfsfast_mutex);
+	len = sysfs_emit(buf, "%s\n", opt->backend ? opt->backend->name : "none");
+	if (opt->backend && opt->skipped[0])
+		len += sysfs_emit_at(buf, len, "skipped: %s\n", opt->skipped);
+	mutex_unlock(&vfsfast_mutex);
+	return len;
+}
+
 static unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset)
 {
 	unsigned long sum = 0;
@@ -175,6 +194,7 @@ static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 static struct kobj_attribute passthrough_attr = __ATTR_RW(passthrough);
 static struct kobj_attribute status_attr = __ATTR_RO(status);
 static struct kobj_attribute functions_attr = __ATTR_RO(functions);
+static struct kobj_attribute backend_attr = __ATTR_RO(backend);
 static struct kobj_attribute hits_attr = __ATTR_RO(hits);
 static struct kobj_attribute fallbacks_attr = __ATTR_RO(fallbacks);
 
@@ -183,6 +203,7 @@ static struct attribute *vfsfast_opt_attrs[] = {
 	&passthrough_attr.attr,
 	&status_attr.attr,
 	&functions_attr.attr,
+	&backend_attr.attr,
 	NULL
 };
 
@@ -213,7 +234,29 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s %s\n", VFSFAST_VERSION, UTS_RELEASE);
 }
 
+static ssize_t backends_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	const struct vfsfast_backend **b;
+	ssize_t len = 0;
+
+	for (b = vfsfast_backend_order; *b; b++)
+		len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "", (*b)->name);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
 static struct kobj_attribute version_attr = __ATTR_RO(version);
+static struct kobj_attribute backends_attr = __ATTR_RO(backends);
+
+static struct attribute *vfsfast_root_attrs[] = {
+	&version_attr.attr,
+	&backends_attr.attr,
+	NULL
+};
+
+static const struct attribute_group vfsfast_root_group = {
+	.attrs = vfsfast_root_attrs,
+};
 
 void vfsfast_sysfs_exit(void)
 {
@@ -228,7 +271,7 @@ void vfsfast_sysfs_exit(void)
 		kobject_put((*opt)->kobj);
 		(*opt)->kobj = NULL;
 	}
-	sysfs_remove_file(vfsfast_root, &version_attr.attr);
+	sysfs_remove_group(vfsfast_root, &vfsfast_root_group);
 	kobject_put(vfsfast_root);
 	vfsfast_root = NULL;
 }
@@ -241,7 +284,7 @@ int vfsfast_sysfs_init(void)
 	vfsfast_root = kobject_create_and_add("vfsfast", kernel_kobj);
 	if (!vfsfast_root)
 		return -ENOMEM;
-	ret = sysfs_create_file(vfsfast_root, &version_attr.attr);
+	ret = sysfs_create_group(vfsfast_root, &vfsfast_root_group);
 	if (ret)
 		goto fail;
 	for (opt = vfsfast_opts; *opt; opt++) {

@@ -63,18 +63,93 @@ static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
 #endif
 }
 
-/* ---- the module's own text ------------------------------------------- */
+/* ---- direct calls ---------------------------------------------------- */
 
-static inline void vfsfast_module_text(unsigned long *start, unsigned long *end)
-{
-#ifdef VFSFAST_HAVE_MODULE_MEMORY
-	*start = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;
-	*end = *start + THIS_MODULE->mem[MOD_TEXT].size;
+/*
+ * ftrace direct calls: up to 6.4 a site is named by its ip; from 6.5 it is
+ * named by an ftrace_ops filter, which the caller sets up beforehand with
+ * ftrace_set_filter_ip() (not needed by the ip flavour).  Kernels built without
+ * DYNAMIC_FTRACE_WITH_DIRECT_CALLS get VFSFAST_NO_DIRECT as the reason.
+ */
+#if !defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
+#define VFSFAST_NO_DIRECT "kernel built without DYNAMIC_FTRACE_WITH_DIRECT_CALLS"
+#elif !defined(VFSFAST_HAVE_FTRACE_DIRECT_OPS) && !defined(VFSFAST_HAVE_FTRACE_DIRECT_IP)
+#define VFSFAST_NO_DIRECT "unknown ftrace direct-call API"
 #else
-	*start = (unsigned long)THIS_MODULE->core_layout.base;
-	*end = *start + THIS_MODULE->core_layout.text_size;
+#define VFSFAST_NO_DIRECT NULL
 #endif
+
+#ifdef VFSFAST_HAVE_FTRACE_DIRECT_OPS
+#define VFSFAST_DIRECT_NEEDS_FILTER true
+static inline int vfsfast_direct_register(struct ftrace_ops *ops,
+					  unsigned long ip, unsigned long addr)
+{
+	return register_ftrace_direct(ops, addr);
 }
+
+static inline int vfsfast_direct_unregister(struct ftrace_ops *ops,
+					    unsigned long ip, unsigned long addr)
+{
+	return unregister_ftrace_direct(ops, addr, false);
+}
+
+static inline int vfsfast_direct_modify(struct ftrace_ops *ops, unsigned long ip,
+					unsigned long old, unsigned long addr)
+{
+	return modify_ftrace_direct(ops, addr);
+}
+#elif defined(VFSFAST_HAVE_FTRACE_DIRECT_IP)
+#define VFSFAST_DIRECT_NEEDS_FILTER false
+static inline int vfsfast_direct_register(struct ftrace_ops *ops,
+					  unsigned long ip, unsigned long addr)
+{
+	return register_ftrace_direct(ip, addr);
+}
+
+static inline int vfsfast_direct_unregister(struct ftrace_ops *ops,
+					    unsigned long ip, unsigned long addr)
+{
+	return unregister_ftrace_direct(ip, addr);
+}
+
+static inline int vfsfast_direct_modify(struct ftrace_ops *ops, unsigned long ip,
+					unsigned long old, unsigned long addr)
+{
+	return modify_ftrace_direct(ip, old, addr);
+}
+#else
+#define VFSFAST_DIRECT_NEEDS_FILTER false
+static inline int vfsfast_direct_register(struct ftrace_ops *ops,
+					  unsigned long ip, unsigned long addr)
+{
+	return -ENODEV;
+}
+
+static inline int vfsfast_direct_unregister(struct ftrace_ops *ops,
+					    unsigned long ip, unsigned long addr)
+{
+	return -ENODEV;
+}
+
+static inline int vfsfast_direct_modify(struct ftrace_ops *ops, unsigned long ip,
+					unsigned long old, unsigned long addr)
+{
+	return -ENODEV;
+}
+#endif
+
+/*
+ * 7.0's jmp mode: the site becomes "jmp addr" instead of "call addr", so
+ * the replacement can be entered directly with the caller's own return
+ * address on the stack.  Requested by setting bit 0 of the address.
+ */
+#if defined(VFSFAST_HAVE_FTRACE_JMP_SET) && defined(CONFIG_DYNAMIC_FTRACE_WITH_JMP)
+#define VFSFAST_NO_JMP VFSFAST_NO_DIRECT
+#define vfsfast_jmp_addr(addr) ftrace_jmp_set(addr)
+#else
+#define VFSFAST_NO_JMP "kernel has no DYNAMIC_FTRACE_WITH_JMP"
+#define vfsfast_jmp_addr(addr) (addr)
+#endif
 
 /* ---- waiting for tasks to leave module text --------------------------- */
 
