@@ -12,6 +12,7 @@
 #ifndef _VFSFAST_H
 #define _VFSFAST_H
 
+#include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/kobject.h>
 #include <linux/percpu.h>
@@ -28,13 +29,13 @@ struct vfsfast_func {
 	unsigned long old_addr;
 	/* Replacement: same prototype as the target. */
 	void *new_func;
-	/*
-	 * Replacement that only calls the target, used to measure what the
-	 * redirect itself costs (the "passthrough" knob).
-	 */
-	void *passthru_func;
 	/* This target's code in tramp.S and the words it reads (VFSFAST_FUNC). */
 	void (*tramp)(void);
+	/*
+	 * vfsfast_stock_<name>(): also where the "passthrough" knob sends
+	 * callers, so that it measures what the redirect alone costs.
+	 */
+	void *stock;
 	unsigned long *redirect;	/* where the hook sends callers */
 	unsigned long *body;		/* the target just past its ftrace site */
 
@@ -50,34 +51,27 @@ struct vfsfast_func {
 };
 
 /* Generated per line of vfsfast_targets.h: tramp.S's symbols and words. */
-#define VFSFAST_TARGET(name)					\
+#define VFSFAST_TARGET(name, proto)				\
 	extern unsigned long vfsfast_redirect_##name;		\
 	extern unsigned long vfsfast_body_##name;		\
-	void vfsfast_tramp_##name(void);
+	void vfsfast_tramp_##name(void);			\
+	extern typeof(proto) vfsfast_stock_##name
 #include "vfsfast_targets.h"
 #undef VFSFAST_TARGET
 
 /*
- * A table entry for target @name (a line of vfsfast_targets.h); @exported
- * is its address when the kernel exports it, else 0.
+ * The fields of a table entry for target @name (a line of
+ * vfsfast_targets.h), used as { VFSFAST_FUNC(...) }; @exported is its
+ * address when the kernel exports it, else 0.
  */
-#define VFSFAST_FUNC(name, exported, new, passthru) {			\
+#define VFSFAST_FUNC(name, exported, new)				\
 	.old_name = #name,						\
 	.old_addr = (unsigned long)(exported),				\
 	.new_func = (new),						\
-	.passthru_func = (passthru),					\
 	.tramp = vfsfast_tramp_##name,					\
+	.stock = vfsfast_stock_##name,					\
 	.redirect = &vfsfast_redirect_##name,				\
-	.body = &vfsfast_body_##name,					\
-}
-
-/*
- * The stock function, for a replacement: vfsfast_stock_<name>() has the
- * prototype of @proto and runs target @name's stock body, never a hook.
- * A replacement must not call its target by name: that would come back
- * to the replacement.
- */
-#define VFSFAST_STOCK(name, proto) extern typeof(proto) vfsfast_stock_##name
+	.body = &vfsfast_body_##name
 
 /* A way of sending a target's callers to its replacement. */
 struct vfsfast_backend {

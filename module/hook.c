@@ -4,8 +4,8 @@
  * whatever backend carries the redirect.
  *
  * Each target has a word, vfsfast_redirect_<name>, naming where its callers
- * go while the optimization is on (the replacement, or the passthrough
- * replacement), and a word, vfsfast_body_<name>, naming its body just past
+ * go while the optimization is on (the replacement, or for passthrough
+ * straight back to the stock body), and a word, vfsfast_body_<name>, naming its body just past
  * the ftrace site, through which replacements reach the stock code
  * (tramp.S).  A backend (backend_direct.c, backend_ftrace.c) does the
  * sending.  Enabling tries the backends in the order the backend=
@@ -23,9 +23,8 @@
 
 DEFINE_PER_CPU(long, vfsfast_inflight);
 
-#define VFSFAST_TARGET(name)				\
-	unsigned long vfsfast_redirect_##name;		\
-	unsigned long vfsfast_body_##name;
+#define VFSFAST_TARGET(name, proto)			\
+	unsigned long vfsfast_redirect_##name, vfsfast_body_##name
 #include "vfsfast_targets.h"
 #undef VFSFAST_TARGET
 
@@ -171,7 +170,7 @@ static void vfsfast_set_redirects(struct vfsfast_opt *opt, bool passthrough)
 
 	for (func = opt->funcs; func->old_name; func++)
 		WRITE_ONCE(*func->redirect, (unsigned long)(passthrough ?
-				func->passthru_func : func->new_func));
+				func->stock : func->new_func));
 }
 
 int vfsfast_opt_enable(struct vfsfast_opt *opt)

@@ -27,8 +27,6 @@
 
 #include "vfsfast.h"
 
-VFSFAST_STOCK(vfs_readlink, vfs_readlink);
-
 /*
  * strlen() reading aligned words.  An aligned word never straddles a page,
  * so reading the whole word that holds the terminating NUL cannot fault
@@ -93,21 +91,8 @@ out:
 	return res;
 }
 
-static int vfsfast_vfs_readlink_passthru(struct dentry *dentry,
-					 char __user *buffer, int buflen)
-{
-	int res;
-
-	vfsfast_enter();
-	vfsfast_fallback(&vfsfast_opt_readlink);
-	res = vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
-	vfsfast_leave();
-	return res;
-}
-
 static struct vfsfast_func vfsfast_readlink_funcs[] = {
-	VFSFAST_FUNC(vfs_readlink, vfs_readlink, vfsfast_vfs_readlink,
-		     vfsfast_vfs_readlink_passthru),
+	{ VFSFAST_FUNC(vfs_readlink, vfs_readlink, vfsfast_vfs_readlink) },
 	{ }
 };
 

@@ -5,9 +5,9 @@
  *   version                 module version and the kernel it was built for
  *   backends                the backends enabling may use, best first
  *   <opt>/enabled           0644  0 or 1; accepts 0, 1, on, off
- *   <opt>/passthrough       0644  0 or 1; 1 redirects to a replacement that
- *                                 only calls the stock function (measures
- *                                 the cost of the redirect itself)
+ *   <opt>/passthrough       0644  0 or 1; 1 redirects straight back into the
+ *                                 stock function (measures the cost of the
+ *                                 redirect itself; counts nothing)
  *   <opt>/status            0444  line 1: active | inactive |
  *                                         unsupported: <reason> (a target
  *                                         is missing, not traceable, or

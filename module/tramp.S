@@ -17,7 +17,8 @@
  * trampolines, only calls made from a trampoline are accounted.
  *
  * A replacement that wants the stock behaviour calls vfsfast_stock_<name>()
- * with the target's prototype.  It enters the target's body just past the
+ * with the target's prototype; the passthrough knob sends callers there
+ * directly, so that it measures the redirect alone.  It enters the target's body just past the
  * ftrace site, so the call is never diverted again, whatever backend is in
  * use and whatever else (function_graph, kprobes) has changed the return
  * addresses on the stack.  It is reached by a return, never by an indirect
@@ -29,13 +30,13 @@
 #include "compat_asm.h"
 
 .macro VFSFAST_STUBS name
-VFSFAST_SYM_ADDRESSED_START(vfsfast_tramp_\name)
+VFSFAST_SYM_ADDRESSED_START vfsfast_tramp_\name
 	movq	vfsfast_redirect_\name(%rip), %r11
 	movq	%r11, (%rsp)
 	RET
 SYM_FUNC_END(vfsfast_tramp_\name)
 
-SYM_FUNC_START(vfsfast_stock_\name)
+VFSFAST_SYM_ADDRESSED_START vfsfast_stock_\name
 	movq	vfsfast_body_\name(%rip), %r11
 	CALL_DEPTH_ACCOUNT
 	ANNOTATE_INTRA_FUNCTION_CALL
@@ -48,5 +49,5 @@ SYM_FUNC_START(vfsfast_stock_\name)
 SYM_FUNC_END(vfsfast_stock_\name)
 .endm
 
-#define VFSFAST_TARGET(name) VFSFAST_STUBS name
+#define VFSFAST_TARGET(name, proto) VFSFAST_STUBS name
 #include "vfsfast_targets.h"

@@ -27,7 +27,9 @@
  * addresses): it needs an ENDBR on IBT kernels, and SYM_FUNC_START
  * stopped emitting one in 7.0.  objtool checks the result.
  */
-#define VFSFAST_SYM_ADDRESSED_START(name) \
-	SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN) ENDBR
+.macro VFSFAST_SYM_ADDRESSED_START name
+	SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
+	ENDBR
+.endm
 
 #endif /* _VFSFAST_COMPAT_ASM_H */

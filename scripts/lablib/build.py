@@ -148,6 +148,34 @@ def modinfo(ko, field):
     return util.run(["modinfo", "-F", field, ko], capture=True).strip()
 
 
+def kernel_config(kernel):
+    """The CONFIG_ options of the kernel's headers, as a dict."""
+    kver = debian.headers_release(kernel)
+    path = os.path.join(debian.chroot_dir(kernel), "usr/src", f"linux-headers-{kver}",
+                        "include/config/auto.conf")
+    conf = {}
+    for line in open(path):
+        m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
+        if m:
+            conf[m.group(1)] = m.group(2)
+    return conf
+
+
+def expected_backends(kernel):
+    """The hook backends the kernel's configuration offers, best first.
+
+    Read from the configuration, independently of the module's compile
+    probes, so that a test can compare the two.
+    """
+    conf = kernel_config(kernel)
+    out = []
+    if conf.get("CONFIG_DYNAMIC_FTRACE_WITH_JMP") == "y":
+        out.append("jmp")
+    if conf.get("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS") == "y":
+        out.append("direct")
+    return out + ["ftrace"]
+
+
 def upstream_readlink(kernel):
     """What the kernel's own headers say about symlink length caching.
 

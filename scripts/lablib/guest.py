@@ -94,6 +94,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_VERSION": build.version(),
             "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
             "VFSFAST_EXPECT_UPSTREAM_READLINK": build.upstream_readlink(kernel),
+            "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
             "VFSFAST_ABI_OPTS": " ".join(opts),
         }
         if disk and icount:

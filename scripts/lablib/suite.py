@@ -11,8 +11,8 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_toggle",
-               "t_unload"]
+GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_backend",
+               "t_toggle", "t_unload"]
 
 
 class Lines:
@@ -100,12 +100,17 @@ def run_kernel(tally, kernel, disk, env):
         f.write(log)
     if not ko:
         return
-    job = "".join(f't0=$(date +%s); . /lab/{t}.sh; note "{t}: $(($(date +%s) - t0))s"\n'
-                  for t in GUEST_TESTS)
-    util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups")
+    # The whole suite once per backend the kernel offers, each forced.
+    backends = build.expected_backends(kernel)
+    job = "for VFSFAST_BACKEND in $VFSFAST_BACKENDS_EXPECT; do\n" + "".join(
+        f'  t0=$(date +%s); . /lab/{t}.sh; note "$VFSFAST_BACKEND: {t}: $(($(date +%s) - t0))s"\n'
+        for t in GUEST_TESTS) + "done\n"
+    util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups x "
+             f"backends {' '.join(backends)}")
     extra = {"/lab/vfsfast_holder.ko": build.holder_ko(kernel)} if ok else {}
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
-                        keep_dir=log_dir(kernel), timeout=1500, extra_files=extra)
+                        keep_dir=log_dir(kernel), timeout=900 * len(backends),
+                        extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
 
@@ -114,7 +119,7 @@ def style():
     """checkpatch.pl --no-tree on every module source; returns (ok, report)."""
     import glob
     repo = util.repo_dir()
-    files = sorted(glob.glob(os.path.join(repo, "module/**/*.[ch]"), recursive=True) +
+    files = sorted(glob.glob(os.path.join(repo, "module/**/*.[chS]"), recursive=True) +
                    glob.glob(os.path.join(repo, "include/*.h")))
     files = [os.path.relpath(f, repo) for f in files]
     script = debian.checkpatch()

@@ -4,8 +4,9 @@
 
 VF=/sys/kernel/vfsfast
 
-t_ok() { echo "ok - $1"; }
-t_fail() { echo "not ok - $1 # $2"; }
+# Every result names the backend the pass forces (VFSFAST_BACKEND).
+t_ok() { echo "ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1"; }
+t_fail() { echo "not ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1 # $2"; }
 
 # t_check NAME CONDITION-COMMAND... : ok when the command succeeds.
 t_check() {
@@ -29,8 +30,9 @@ knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }
 
+# Loads with the backend this pass forces, if any.
 load_vfsfast() {
-	insmod /lab/vfsfast.ko "$@"
+	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"
 }
 
 unload_vfsfast() {

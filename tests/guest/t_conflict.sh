@@ -10,8 +10,8 @@ insmod /lab/vfsfast_holder.ko
 load_vfsfast enable=readlink
 t_check "conflict: module loads while vfs_readlink is held" [ -d $VF/readlink ]
 t_eq "conflict: readlink stays off" 0 "$(knob readlink)"
-t_eq "conflict: status says unsupported and why" \
-	"unsupported: vfs_readlink: held by another IPMODIFY ftrace user" \
+t_eq "conflict: status says unsupported, why, and what was tried" \
+	"unsupported: vfs_readlink: held by another ftrace user ($VFSFAST_BACKEND -16)" \
 	"$(head -n1 $VF/readlink/status)"
 t_eq "conflict: enabling fails with EBUSY and changes nothing" "err EBUSY 0" \
 	"$(wr $VF/readlink/enabled 31) $(knob readlink)"
@@ -22,7 +22,8 @@ t_eq "conflict: readlink still right (as the host wrote it), never reaches vfsfa
 	"$(readlink /tmp/links/l0100) $(stat_of readlink hits)"
 rmmod vfsfast_holder
 set_knob readlink 1
-t_eq "conflict gone: enabling works, status active" "active 1" \
-	"$(head -n1 $VF/readlink/status) $(knob readlink)"
+t_eq "conflict gone: enabling works, status active, same backend" \
+	"active 1 $VFSFAST_BACKEND" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink) $(head -n1 $VF/readlink/backend)"
 t_check "conflict gone: error line cleared" sh -c "! grep -q '^error:' $VF/readlink/status"
 rmmod vfsfast

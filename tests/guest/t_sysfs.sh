@@ -8,11 +8,36 @@ if insmod /lab/vfsfast.ko enable=bogus 2>/dev/null; then
 else
 	t_check "param: enable=bogus refused, nothing left behind" [ ! -e $VF ]
 fi
+if insmod /lab/vfsfast.ko backend=bogus 2>/dev/null; then
+	t_fail "param: backend=bogus refused" "load succeeded"
+	rmmod vfsfast
+else
+	t_check "param: backend=bogus refused, nothing left behind" [ ! -e $VF ]
+fi
+case " $VFSFAST_BACKENDS_EXPECT " in
+*" jmp "*) ;;
+*)
+	if insmod /lab/vfsfast.ko backend=jmp 2>/dev/null; then
+		t_fail "param: backend=jmp refused without jmp mode" "load succeeded"
+		rmmod vfsfast
+	else
+		t_check "param: backend=jmp refused without jmp mode" [ ! -e $VF ]
+	fi ;;
+esac
+insmod /lab/vfsfast.ko enable=readlink
+t_eq "default backend: the best this kernel has" "${VFSFAST_BACKENDS_EXPECT%% *}" \
+	"$(head -n1 $VF/readlink/backend)"
+t_eq "backends lists what the kernel config offers, best first" \
+	"$VFSFAST_BACKENDS_EXPECT" "$(cat $VF/backends)"
+rmmod vfsfast
 load_vfsfast enable=none
 t_eq "param: enable=none leaves readlink off" 0 "$(knob readlink)"
+t_eq "backend file says none while off" none "$(cat $VF/readlink/backend)"
 rmmod vfsfast
 load_vfsfast enable=readlink
 t_eq "param: enable=readlink turns it on" 1 "$(knob readlink)"
+t_eq "backend file names the forced backend" "$VFSFAST_BACKEND" \
+	"$(cat $VF/readlink/backend)"
 rmmod vfsfast
 
 load_vfsfast

@@ -1,0 +1,55 @@
+# The backend next to other ftrace users of the same function.
+#
+# An IPMODIFY user arriving after vfsfast (the holder, attaching the way a
+# livepatch does) is refused with EBUSY by every backend, and vfsfast keeps
+# working; it loads once vfsfast is gone.  The kernel's function and
+# function_graph tracers on vfs_readlink join a hooked site, and the hook
+# re-joins a traced site: results stay exact, the fast path keeps running
+# on the same backend, and the tracer sees the calls.
+
+T=/sys/kernel/tracing
+load_vfsfast enable=readlink
+if [ -f /lab/vfsfast_holder.ko ]; then
+	out=$(insmod /lab/vfsfast_holder.ko 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] && rmmod vfsfast_holder
+	case "$rc $out" in
+	0*) t_fail "IPMODIFY user arriving second is refused with EBUSY" "it loaded" ;;
+	*busy*) t_ok "IPMODIFY user arriving second is refused with EBUSY" ;;
+	*) t_fail "IPMODIFY user arriving second is refused with EBUSY" "$out" ;;
+	esac
+	h0=$(stat_of readlink hits)
+	t_eq "vfsfast unaffected by the refused user" \
+		"$(readlink /mnt/ext4/links/l0100) active" \
+		"$(readlink /tmp/links/l0100) $(head -n1 $VF/readlink/status)"
+	t_check "... and its fast path still runs" [ "$(stat_of readlink hits)" -gt "$h0" ]
+fi
+
+for tracer in function function_graph; do
+	start_checker
+	echo vfs_readlink >$T/set_ftrace_filter
+	echo $tracer >$T/current_tracer
+	h0=$(stat_of readlink hits)
+	sleep 1
+	h1=$(stat_of readlink hits)
+	set_knob readlink 0
+	set_knob readlink 1
+	sleep 1
+	h2=$(stat_of readlink hits)
+	seen=$(grep -c vfs_readlink $T/trace)
+	backend_now=$(head -n1 $VF/readlink/backend)
+	echo nop >$T/current_tracer
+	echo >$T/set_ftrace_filter
+	stop_checker
+	t_eq "$tracer: results exact while tracing the hooked function" "0 ok" "$checked"
+	t_check "$tracer: fast path runs with the tracer joined" [ "$h1" -gt "$h0" ]
+	t_check "$tracer: fast path runs after re-enabling under the tracer" [ "$h2" -gt "$h1" ]
+	t_eq "$tracer: same backend under the tracer" "$VFSFAST_BACKEND" "$backend_now"
+	t_check "$tracer: the tracer saw vfs_readlink ($seen lines)" [ "$seen" -gt 0 ]
+done
+set_knob readlink 0
+rmmod vfsfast
+if [ -f /lab/vfsfast_holder.ko ]; then
+	t_check "the IPMODIFY user loads once vfsfast is gone" insmod /lab/vfsfast_holder.ko
+	rmmod vfsfast_holder 2>/dev/null
+fi
