@@ -15,29 +15,38 @@ from . import build, debian, guest, util
 MODES = ["off", "on", "passthrough"]
 
 
-def run_readlink(kernel, rounds, iterations, disk):
+def run_readlink(kernel, rounds, iterations, disk, backends=None):
     debian.ensure_kernel(kernel)
     ko, log = build.dkms_install(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     job = open(os.path.join(util.repo_dir(), "tests/guest/bench_readlink.sh")).read()
-    util.log(f"{kernel}: readlink benchmark, {rounds} rounds x {iterations} calls")
-    res = guest.run_job(kernel, job, ko, disk=disk, icount=True, timeout=1800,
+    offered = build.expected_backends(kernel)
+    backends = [b for b in (backends or offered) if b in offered]
+    util.log(f"{kernel}: readlink benchmark, backends {' '.join(backends)}, "
+             f"{rounds} rounds x {iterations} calls")
+    res = guest.run_job(kernel, job, ko, disk=disk, icount=True,
+                        timeout=900 * max(1, len(backends)),
                         env={"BENCH_ROUNDS": str(rounds),
-                             "BENCH_ITERATIONS": str(iterations)})
+                             "BENCH_ITERATIONS": str(iterations),
+                             "BENCH_BACKENDS": " ".join(backends)})
     if not res.clean:
         util.die(f"{kernel}: benchmark guest failed: completed={res.completed} "
                  f"console={res.bad_lines[:3]}\n{res.output[-2000:]}")
     data = {}
     status = ""
     for line in res.output.splitlines():
-        m = re.match(r"R (\d+) (\S+) (\S+) ([0-9.]+)$", line)
+        m = re.match(r"R (\d+) (\S+) (\S+) (\S+) ([0-9.]+)$", line)
         if m:
-            data.setdefault((m.group(3), m.group(2)), []).append(float(m.group(4)))
+            data.setdefault((m.group(2), m.group(4), m.group(3)), []).append(float(m.group(5)))
         elif line.startswith("STATUS "):
             status = line[len("STATUS "):]
         elif re.match(r"R \d+ .* ERR$", line):
             util.die(f"{kernel}: a measurement failed: {line}")
+        elif line.startswith("BACKEND "):
+            asked, used = line.split()[1:3]
+            if asked != used:
+                util.die(f"{kernel}: backend {asked} asked, {used} used")
     return data, status
 
 
@@ -53,31 +62,37 @@ def table(results, rounds, iterations):
         f"median of {rounds} interleaved rounds of {iterations} calls; spread = "
         f"(max-min)/median over the rounds)",
         "",
-        "| kernel | upstream | workload | off | on | delta | passthrough | redirect cost | spread off/on |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+        "| kernel | upstream | backend | workload | off | on | delta | passthrough | redirect cost | spread off/on/pt |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
+    order = {"jmp": 0, "direct": 1, "ftrace": 2}
     for kernel, (data, status) in results.items():
         upstream = status.split()[-1] if status else "?"
-        workloads = sorted({w for w, _ in data}, key=lambda w: (w.split("-")[0], int(w.split("-")[1])))
-        for w in workloads:
-            off, s_off = summarize(data[(w, "off")])
-            on, s_on = summarize(data[(w, "on")])
-            pt, _ = summarize(data[(w, "passthrough")])
-            delta = (on - off) / off * 100
-            lines.append(
-                f"| {kernel} | {upstream} | {w} | {off:.0f} | {on:.0f} | {delta:+.2f}% | "
-                f"{pt:.0f} | {pt - off:+.0f} | {s_off:.2f}%/{s_on:.2f}% |")
-    lines += ["", "delta: on vs off (negative = fewer instructions). passthrough: "
-              "redirect to a replacement that only calls the stock function (two "
-              "trips through the hook); redirect cost = passthrough - off."]
+        backends = sorted({b for b, _, _ in data}, key=lambda b: order.get(b, 9))
+        workloads = sorted({w for _, w, _ in data},
+                           key=lambda w: (w.split("-")[0], int(w.split("-")[1])))
+        for b in backends:
+            for w in workloads:
+                off, s_off = summarize(data[(b, w, "off")])
+                on, s_on = summarize(data[(b, w, "on")])
+                pt, s_pt = summarize(data[(b, w, "passthrough")])
+                delta = (on - off) / off * 100
+                lines.append(
+                    f"| {kernel} | {upstream} | {b} | {w} | {off:.0f} | {on:.0f} | {delta:+.2f}% | "
+                    f"{pt:.0f} | {pt - off:+.0f} | {s_off:.2f}%/{s_on:.2f}%/{s_pt:.2f}% |")
+    lines += ["", "delta: on vs off (negative = fewer instructions). passthrough: the "
+              "hook sends each call straight back into the stock body, so "
+              "redirect cost = passthrough - off is what one trip through the "
+              "backend costs."]
     return "\n".join(lines)
 
 
-def main(kernels, opt, rounds, iterations, out=None):
+def main(kernels, opt, rounds, iterations, out=None, backends=None):
     disk = guest.ext4_image()
     # Instruction counts do not depend on host load: run kernels side by side.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futs = {k: pool.submit(run_readlink, k, rounds, iterations, disk) for k in kernels}
+        futs = {k: pool.submit(run_readlink, k, rounds, iterations, disk, backends)
+                for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
     text = table(results, rounds, iterations)
     print(text)
