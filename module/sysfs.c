@@ -77,10 +77,20 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", READ_ONCE(vfsfast_opt_of(kobj)->enabled));
 }
 
-static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
+static int vfsfast_set_enabled(struct vfsfast_opt *opt, bool on)
 {
-	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	if (!on) {
+		vfsfast_opt_disable(opt);
+		return 0;
+	}
+	return vfsfast_opt_enable(opt);
+}
+
+/* A bool knob: parse strictly, then apply under the state mutex. */
+static ssize_t vfsfast_store_bool(struct kobject *kobj, const char *buf,
+				  size_t count,
+				  int (*set)(struct vfsfast_opt *opt, bool on))
+{
 	bool on;
 	int ret;
 
@@ -88,14 +98,15 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ret)
 		return ret;
 	mutex_lock(&vfsfast_mutex);
-	if (on) {
-		ret = vfsfast_opt_enable(opt);
-	} else {
-		vfsfast_opt_disable(opt);
-		ret = 0;
-	}
+	ret = set(vfsfast_opt_of(kobj), on);
 	mutex_unlock(&vfsfast_mutex);
 	return ret ? ret : count;
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	return vfsfast_store_bool(kobj, buf, count, vfsfast_set_enabled);
 }
 
 static ssize_t passthrough_show(struct kobject *kobj,
@@ -108,16 +119,7 @@ static ssize_t passthrough_store(struct kobject *kobj,
 				 struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	bool on;
-	int ret;
-
-	ret = vfsfast_parse_bool(buf, count, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&vfsfast_mutex);
-	ret = vfsfast_opt_set_passthrough(vfsfast_opt_of(kobj), on);
-	mutex_unlock(&vfsfast_mutex);
-	return ret ? ret : count;
+	return vfsfast_store_bool(kobj, buf, count, vfsfast_opt_set_passthrough);
 }
 
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
