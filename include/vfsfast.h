@@ -40,7 +40,6 @@ struct vfsfast_func {
 	unsigned long *body;		/* the target just past its ftrace site */
 
 	/* engine */
-	unsigned long target;		/* entry address */
 	unsigned long site;		/* its ftrace site */
 	unsigned long direct;		/* what a direct site calls or jumps to */
 	struct ftrace_ops ops;		/* ftrace backend */
@@ -152,6 +151,8 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site);
 
 /* hook.c */
 int vfsfast_hook_init(const char *backend);
+int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
+			bool *filtered, bool on);
 extern const struct vfsfast_backend *vfsfast_backend_order[];
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);

@@ -22,22 +22,17 @@
 
 #include "vfsfast.h"
 
+/* Shared by jmp and direct: the filter is set up once for both. */
 static int vfsfast_direct_prepare(struct vfsfast_func *func)
 {
-	int ret;
-
-	if (!VFSFAST_DIRECT_NEEDS_FILTER || func->dfiltered)
+	if (!VFSFAST_DIRECT_NEEDS_FILTER)
 		return 0;
-	ret = ftrace_set_filter_ip(&func->dops, func->site, 0, 0);
-	func->dfiltered = !ret;
-	return ret;
+	return vfsfast_filter_site(&func->dops, func, &func->dfiltered, true);
 }
 
 static void vfsfast_direct_release(struct vfsfast_func *func)
 {
-	if (func->dfiltered)
-		ftrace_set_filter_ip(&func->dops, func->site, 1, 0);
-	func->dfiltered = false;
+	vfsfast_filter_site(&func->dops, func, &func->dfiltered, false);
 }
 
 static int vfsfast_direct_attach_to(struct vfsfast_func *func,

@@ -26,21 +26,14 @@ static void notrace vfsfast_ftrace_thunk(unsigned long ip,
 
 static int vfsfast_ftrace_prepare(struct vfsfast_func *func)
 {
-	int ret;
-
 	func->ops.func = vfsfast_ftrace_thunk;
 	func->ops.flags = VFSFAST_FTRACE_FLAGS;
-	ret = ftrace_set_filter_ip(&func->ops, func->site, 0, 0);
-	func->filtered = !ret;
-	return ret;
+	return vfsfast_filter_site(&func->ops, func, &func->filtered, true);
 }
 
 static void vfsfast_ftrace_release(struct vfsfast_func *func)
 {
-	/* ftrace_free_filter() is not exported before 6.2. */
-	if (func->filtered)
-		ftrace_set_filter_ip(&func->ops, func->site, 1, 0);
-	func->filtered = false;
+	vfsfast_filter_site(&func->ops, func, &func->filtered, false);
 }
 
 static int vfsfast_ftrace_attach(struct vfsfast_func *func)

@@ -74,6 +74,23 @@ void vfsfast_set_reason(struct vfsfast_opt *opt, const char *fmt, ...)
 	pr_info("%s: unsupported: %s\n", opt->name, opt->reason);
 }
 
+/*
+ * Add (@on) or remove @func's ftrace site in @ops' filter, once; *@filtered
+ * says which it is in.  ftrace_free_filter() is not exported before 6.2.
+ */
+int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
+			bool *filtered, bool on)
+{
+	int ret;
+
+	if (*filtered == on)
+		return 0;
+	ret = ftrace_set_filter_ip(ops, func->site, !on, 0);
+	if (!ret || !on)
+		*filtered = on;
+	return ret;
+}
+
 static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 {
 	const struct vfsfast_backend **b;
@@ -86,7 +103,6 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 		return "symbol lookup disagrees with the linker";
 	if (!func->site)
 		return "no ftrace site";
-	func->target = entry;
 	*func->body = func->site + MCOUNT_INSN_SIZE;
 	for (b = vfsfast_backend_order; *b; b++)
 		if ((*b)->prepare(func))
