@@ -93,8 +93,16 @@ extern const struct vfsfast_backend vfsfast_backend_jmp;
 extern const struct vfsfast_backend vfsfast_backend_direct;
 extern const struct vfsfast_backend vfsfast_backend_ftrace;
 
+/*
+ * Per CPU, per optimization.  A task may enter on one CPU and leave on
+ * another, so only sums over all CPUs mean anything: entered - left is the
+ * number of tasks in replacement code, left - fallbacks the calls the fast
+ * path answered.  Counting a hit this way costs nothing on top of the
+ * in-flight count that unloading needs anyway.
+ */
 struct vfsfast_stats {
-	unsigned long hits;
+	unsigned long entered;
+	unsigned long left;
 	unsigned long fallbacks;
 };
 
@@ -108,9 +116,10 @@ struct vfsfast_opt {
 	 * Decided at build time by the compat probes.
 	 */
 	const char *upstream;
+	/* Its counters: &vfsfast_stats_<name>, from VFSFAST_STATS(). */
+	struct vfsfast_stats __percpu *stats;
 
 	/* engine */
-	struct vfsfast_stats __percpu *stats;
 	const char *unsupported;	/* reason, or NULL when supported */
 	char reason[96];
 	/* Why the last enable failed, while another user holds a target. */
@@ -129,21 +138,18 @@ extern struct vfsfast_opt *vfsfast_opts[];
 /* Serializes every state change of every optimization. */
 extern struct mutex vfsfast_mutex;
 
-/* Counts tasks executing replacement code, so unload can wait for them. */
-DECLARE_PER_CPU(long, vfsfast_inflight);
-
-static __always_inline void vfsfast_enter(void)
-{
-	this_cpu_inc(vfsfast_inflight);
-}
-
-static __always_inline void vfsfast_leave(void)
-{
-	this_cpu_dec(vfsfast_inflight);
-}
-
-#define vfsfast_hit(opt)	this_cpu_inc((opt)->stats->hits)
-#define vfsfast_fallback(opt)	this_cpu_inc((opt)->stats->fallbacks)
+/*
+ * Each optimization's counters are a per-CPU variable of its own, so that
+ * counting is one instruction with no pointer to load.  Every replacement
+ * brackets its work, the call of the stock function included, with
+ * vfsfast_enter() and vfsfast_leave(), so unload can wait for the tasks
+ * inside it.
+ */
+#define VFSFAST_STATS(name) \
+	DEFINE_PER_CPU(struct vfsfast_stats, vfsfast_stats_##name)
+#define vfsfast_enter(name)	this_cpu_inc(vfsfast_stats_##name.entered)
+#define vfsfast_leave(name)	this_cpu_inc(vfsfast_stats_##name.left)
+#define vfsfast_fallback(name)	this_cpu_inc(vfsfast_stats_##name.fallbacks)
 
 /* symbols.c */
 int vfsfast_symbols_init(void);
@@ -160,6 +166,7 @@ int vfsfast_opt_enable(struct vfsfast_opt *opt);
 void vfsfast_opt_disable(struct vfsfast_opt *opt);
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
 void vfsfast_drain(void);
+unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* sysfs.c */
 int vfsfast_sysfs_init(void);

@@ -21,8 +21,6 @@
 
 #include "vfsfast.h"
 
-DEFINE_PER_CPU(long, vfsfast_inflight);
-
 #define VFSFAST_TARGET(name, proto)			\
 	unsigned long vfsfast_redirect_##name, vfsfast_body_##name
 #include "vfsfast_targets.h"
@@ -262,13 +260,26 @@ out:
 	return 0;
 }
 
-static long vfsfast_inflight_sum(void)
+/* One of @opt's counters (at @offset in struct vfsfast_stats), all CPUs. */
+unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset)
 {
-	long sum = 0;
+	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(vfsfast_inflight, cpu);
+		sum += *(unsigned long *)((char *)per_cpu_ptr(opt->stats, cpu) + offset);
+	return sum;
+}
+
+/* Tasks in the replacement code of any optimization. */
+static long vfsfast_inflight_sum(void)
+{
+	struct vfsfast_opt **opt;
+	long sum = 0;
+
+	for (opt = vfsfast_opts; *opt; opt++)
+		sum += vfsfast_stat_sum(*opt, offsetof(struct vfsfast_stats, entered)) -
+		       vfsfast_stat_sum(*opt, offsetof(struct vfsfast_stats, left));
 	return sum;
 }
 

@@ -87,11 +87,8 @@ static void vfsfast_teardown(void)
 		vfsfast_opt_disable(*opt);
 	mutex_unlock(&vfsfast_mutex);
 	vfsfast_drain();
-	for (opt = vfsfast_opts; *opt; opt++) {
+	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_release(*opt);
-		free_percpu((*opt)->stats);
-		(*opt)->stats = NULL;
-	}
 }
 
 static int __init vfsfast_init(void)
@@ -109,14 +106,8 @@ static int __init vfsfast_init(void)
 	/* Without it only exported targets resolve; readlink needs none. */
 	vfsfast_symbols_init();
 
-	for (opt = vfsfast_opts; *opt; opt++) {
-		(*opt)->stats = alloc_percpu(struct vfsfast_stats);
-		if (!(*opt)->stats) {
-			ret = -ENOMEM;
-			goto fail;
-		}
+	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_prepare(*opt);
-	}
 	ret = vfsfast_sysfs_init();
 	if (ret)
 		goto fail;

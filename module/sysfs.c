@@ -168,21 +168,16 @@ static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
-static unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += *(unsigned long *)((char *)per_cpu_ptr(opt->stats, cpu) + offset);
-	return sum;
-}
-
 static ssize_t hits_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%lu\n", vfsfast_stat_sum(vfsfast_opt_of(kobj),
-			  offsetof(struct vfsfast_stats, hits)));
+	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	long hits;
+
+	/* A fallback still in flight is in one count and not yet the other. */
+	hits = vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, left)) -
+	       vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, fallbacks));
+	return sysfs_emit(buf, "%ld\n", max(hits, 0L));
 }
 
 static ssize_t fallbacks_show(struct kobject *kobj, struct kobj_attribute *attr,

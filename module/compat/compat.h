@@ -15,6 +15,19 @@
 
 #include "vfsfast_probes.h"
 
+/* ---- compiler --------------------------------------------------------- */
+
+/*
+ * noinline, and no clone with a different calling convention either: a
+ * function tail-called with its caller's arguments in place must keep
+ * them where they are.
+ */
+#if __has_attribute(__noipa__)
+#define vfsfast_noipa	__attribute__((__noipa__))
+#else
+#define vfsfast_noipa	noinline
+#endif
+
 /* ---- ftrace callbacks -------------------------------------------------- */
 
 /* The callback's register argument: struct vfsfast_fregs *. */

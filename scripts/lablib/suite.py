@@ -129,10 +129,29 @@ def style():
     return p.returncode == 0 and not problems, problems, len(files)
 
 
+def word_strlen_test():
+    """The readlink fast path's strlen() in user space, next to a guard page."""
+    src = os.path.join(util.repo_dir(), "tests/host/word_strlen_test.c")
+    exe = os.path.join(util.cache_dir(), "word_strlen_test")
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", exe, src],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode:
+        return False, p.stdout[-300:]
+    p = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, errors="replace")
+    last = (p.stdout.strip().splitlines() or ["no output (crashed?)"])[-1]
+    m = re.match(r"(\d+) passed, (\d+) failed$", last)
+    ok = p.returncode == 0 and m is not None and int(m.group(1)) > 0 and m.group(2) == "0"
+    return ok, last if ok else f"rc={p.returncode}: {p.stdout[-300:]}"
+
+
 def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
                  f"{build.version()} vs {build.header_version()}")
+    ok, summary = word_strlen_test()
+    tally.record(ok, "word_strlen.h equals strlen() at every alignment and length "
+                 "(tests/host/word_strlen_test.c)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))
