@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/kobject.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 
@@ -127,8 +128,14 @@ struct vfsfast_opt {
 	/* Preferred backends the last successful enable could not use. */
 	char skipped[160];
 	const struct vfsfast_backend *backend;	/* in use while enabled */
+	/* The livepatch module it let go of its targets for, or "". */
+	char yielded_to[MODULE_NAME_LEN];
+	/* The target that livepatch took, once known. */
+	const char *yielded_func;
 	int last_error;
-	bool enabled;
+	bool requested;		/* what was asked for: 1 written, enable= */
+	bool enabled;		/* in effect: hooks attached */
+	bool disabled;		/* off by the disable= parameter */
 	bool passthrough;
 	struct kobject *kobj;
 };
@@ -146,7 +153,7 @@ extern struct mutex vfsfast_mutex;
  * inside it.
  */
 #define VFSFAST_STATS(name) \
-	DEFINE_PER_CPU(struct vfsfast_stats, vfsfast_stats_##name)
+	static DEFINE_PER_CPU(struct vfsfast_stats, vfsfast_stats_##name)
 #define vfsfast_enter(name)	this_cpu_inc(vfsfast_stats_##name.entered)
 #define vfsfast_leave(name)	this_cpu_inc(vfsfast_stats_##name.left)
 #define vfsfast_fallback(name)	this_cpu_inc(vfsfast_stats_##name.fallbacks)
@@ -162,11 +169,16 @@ int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
 extern const struct vfsfast_backend *vfsfast_backend_order[];
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
-int vfsfast_opt_enable(struct vfsfast_opt *opt);
-void vfsfast_opt_disable(struct vfsfast_opt *opt);
+int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
+void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
+void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *module, bool gone);
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
 void vfsfast_drain(void);
 unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
+
+/* yield.c */
+int vfsfast_yield_init(void);
+void vfsfast_yield_exit(void);
 
 /* sysfs.c */
 int vfsfast_sysfs_init(void);

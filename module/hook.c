@@ -187,31 +187,27 @@ static void vfsfast_set_redirects(struct vfsfast_opt *opt, bool passthrough)
 				func->stock : func->new_func));
 }
 
-int vfsfast_opt_enable(struct vfsfast_opt *opt)
+/*
+ * Attach every target of @opt with the first backend that takes them all.
+ * On failure *@failed names the target that could not be had.
+ */
+static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 {
 	const struct vfsfast_backend **b;
-	const char *failed = "";
 	char tried[80] = "";
 	int ret = -ENODEV;
 
-	lockdep_assert_held(&vfsfast_mutex);
-	if (opt->unsupported)
-		return -EOPNOTSUPP;
-	if (opt->enabled)
-		return 0;
 	vfsfast_set_redirects(opt, opt->passthrough);
 	for (b = vfsfast_backend_order; *b; b++) {
-		ret = vfsfast_attach_all(opt, *b, &failed);
+		ret = vfsfast_attach_all(opt, *b, failed);
 		if (!ret)
 			break;
 		vfsfast_append(tried, sizeof(tried), (*b)->name, ret);
-		pr_info("%s: %s: %s backend: %d\n", opt->name, failed,
-			(*b)->name, ret);
 	}
 	if (ret) {
 		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
 		snprintf(opt->conflict, sizeof(opt->conflict), "%s: %s (%s)",
-			 failed, ret == -EBUSY ? "held by another ftrace user" :
+			 *failed, ret == -EBUSY ? "held by another ftrace user" :
 			 "cannot be hooked", tried);
 		opt->last_error = ret;
 		return ret;
@@ -220,17 +216,102 @@ int vfsfast_opt_enable(struct vfsfast_opt *opt)
 	opt->backend = *b;
 	opt->last_error = 0;
 	opt->conflict[0] = '\0';
+	opt->yielded_to[0] = '\0';
 	opt->enabled = true;
 	return 0;
 }
 
-void vfsfast_opt_disable(struct vfsfast_opt *opt)
+static void vfsfast_opt_detach(struct vfsfast_opt *opt)
 {
-	lockdep_assert_held(&vfsfast_mutex);
 	if (opt->backend)
 		vfsfast_detach_all(opt, opt->backend);
 	opt->backend = NULL;
 	opt->enabled = false;
+}
+
+/*
+ * What sysfs and the enable= parameter ask for; logs the outcome in one
+ * line.  Asking again for what is already in effect changes nothing.
+ */
+int vfsfast_opt_request(struct vfsfast_opt *opt, bool on)
+{
+	const char *failed = "";
+	int ret;
+
+	lockdep_assert_held(&vfsfast_mutex);
+	if (!on) {
+		bool was = opt->enabled || opt->requested;
+
+		opt->requested = false;
+		opt->yielded_to[0] = '\0';
+		vfsfast_opt_detach(opt);
+		if (was)
+			pr_info("%s: disabled\n", opt->name);
+		return 0;
+	}
+	if (opt->unsupported) {
+		pr_info("%s: enable refused: unsupported: %s\n", opt->name,
+			opt->unsupported);
+		return -EOPNOTSUPP;
+	}
+	if (opt->disabled) {
+		pr_info("%s: enable refused: off by the disable= parameter\n",
+			opt->name);
+		return -EPERM;
+	}
+	if (opt->enabled)
+		return 0;
+	opt->requested = true;
+	ret = vfsfast_opt_attach(opt, &failed);
+	if (ret) {
+		pr_info("%s: enable refused: %s\n", opt->name, opt->conflict);
+		return ret;
+	}
+	pr_info("%s: enabled (%s%s%s)\n", opt->name, opt->backend->name,
+		opt->skipped[0] ? "; failed: " : "", opt->skipped);
+	return 0;
+}
+
+/* A livepatch module is coming: let go of everything before it patches. */
+void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module)
+{
+	lockdep_assert_held(&vfsfast_mutex);
+	if (!opt->enabled)
+		return;
+	vfsfast_opt_detach(opt);
+	strscpy(opt->yielded_to, module, sizeof(opt->yielded_to));
+	opt->yielded_func = NULL;
+	pr_info("%s: yielding to livepatch %s while it loads\n", opt->name,
+		module);
+}
+
+/*
+ * Take back what was requested and is not in effect, now that livepatch
+ * @module is live (it may have patched none of our targets) or gone.
+ */
+void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *module, bool gone)
+{
+	const char *failed = "";
+	int ret;
+
+	lockdep_assert_held(&vfsfast_mutex);
+	if (!opt->requested || opt->enabled || opt->unsupported)
+		return;
+	ret = vfsfast_opt_attach(opt, &failed);
+	if (!ret) {
+		pr_info("%s: re-armed (%s) %s livepatch %s\n", opt->name,
+			opt->backend->name, gone ? "after" : "beside", module);
+		return;
+	}
+	if (ret == -EBUSY && !gone) {
+		strscpy(opt->yielded_to, module, sizeof(opt->yielded_to));
+		opt->yielded_func = failed;
+		pr_info("%s: yielded: %s taken by %s\n", opt->name, failed,
+			module);
+	} else {
+		pr_info("%s: not re-armed after livepatch %s: %s\n", opt->name,
+			module, opt->conflict);
+	}
 }
 
 /* Backends that fix the address in the site itself are asked to follow. */

@@ -26,6 +26,11 @@ module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
 		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream), all, none, or a comma-separated list of names (readlink)");
 
+static char *disable = "";
+module_param(disable, charp, 0444);
+MODULE_PARM_DESC(disable,
+		 "Optimizations kept off from load whatever enable= or sysfs asks, for the kernel command line (vfsfast.disable=) or modprobe.d: all, or a comma-separated list of names");
+
 static char *backend = "auto";
 module_param(backend, charp, 0444);
 MODULE_PARM_DESC(backend,
@@ -42,21 +47,17 @@ static struct vfsfast_opt *vfsfast_find(const char *name, size_t len)
 }
 
 /*
- * Decide which optimizations to enable before touching anything, so that
- * a bad parameter fails the load cleanly.
+ * @list: "all", "" or a comma-separated list of names, for @param; sets
+ * want[i] for each optimization named.
  */
-static int vfsfast_parse_enable(bool *want)
+static int vfsfast_parse_list(const char *param, const char *list, bool *want)
 {
-	const char *p = enable;
+	const char *p = list;
 	int i;
 
-	for (i = 0; vfsfast_opts[i]; i++)
-		want[i] = false;
-	if (!strcmp(p, "none") || !*p)
-		return 0;
-	if (!strcmp(p, "auto") || !strcmp(p, "all")) {
+	if (!strcmp(p, "all")) {
 		for (i = 0; vfsfast_opts[i]; i++)
-			want[i] = !strcmp(p, "all") || !vfsfast_opts[i]->upstream;
+			want[i] = true;
 		return 0;
 	}
 	while (*p) {
@@ -64,8 +65,8 @@ static int vfsfast_parse_enable(bool *want)
 		struct vfsfast_opt *opt = vfsfast_find(p, len);
 
 		if (!opt) {
-			pr_err("enable=%s: unknown optimization '%.*s'\n",
-			       enable, (int)len, p);
+			pr_err("%s=%s: unknown optimization '%.*s'\n",
+			       param, list, (int)len, p);
 			return -EINVAL;
 		}
 		for (i = 0; vfsfast_opts[i]; i++)
@@ -78,13 +79,32 @@ static int vfsfast_parse_enable(bool *want)
 	return 0;
 }
 
+/*
+ * Decide which optimizations to enable, and which disable= keeps off,
+ * before touching anything, so that a bad parameter fails the load
+ * cleanly.
+ */
+static int vfsfast_parse_params(bool *want, bool *off)
+{
+	int i;
+
+	for (i = 0; vfsfast_opts[i]; i++) {
+		want[i] = !strcmp(enable, "auto") && !vfsfast_opts[i]->upstream;
+		off[i] = false;
+	}
+	if (strcmp(enable, "auto") && strcmp(enable, "none") &&
+	    vfsfast_parse_list("enable", enable, want))
+		return -EINVAL;
+	return vfsfast_parse_list("disable", disable, off);
+}
+
 static void vfsfast_teardown(void)
 {
 	struct vfsfast_opt **opt;
 
 	mutex_lock(&vfsfast_mutex);
 	for (opt = vfsfast_opts; *opt; opt++)
-		vfsfast_opt_disable(*opt);
+		vfsfast_opt_request(*opt, false);
 	mutex_unlock(&vfsfast_mutex);
 	vfsfast_drain();
 	for (opt = vfsfast_opts; *opt; opt++)
@@ -93,11 +113,11 @@ static void vfsfast_teardown(void)
 
 static int __init vfsfast_init(void)
 {
-	bool want[ARRAY_SIZE(vfsfast_opts)];
+	bool want[ARRAY_SIZE(vfsfast_opts)], off[ARRAY_SIZE(vfsfast_opts)];
 	struct vfsfast_opt **opt;
 	int ret, i;
 
-	ret = vfsfast_parse_enable(want);
+	ret = vfsfast_parse_params(want, off);
 	if (ret)
 		return ret;
 	ret = vfsfast_hook_init(backend);
@@ -111,29 +131,39 @@ static int __init vfsfast_init(void)
 	ret = vfsfast_sysfs_init();
 	if (ret)
 		goto fail;
+	/* Before any hook exists, so that no livepatch can find one unasked. */
+	ret = vfsfast_yield_init();
+	if (ret)
+		goto fail;
 
 	mutex_lock(&vfsfast_mutex);
 	for (i = 0; vfsfast_opts[i]; i++) {
-		if (!want[i] || vfsfast_opts[i]->unsupported)
-			continue;
-		ret = vfsfast_opt_enable(vfsfast_opts[i]);
-		if (ret)
-			pr_info("%s: not enabled at load (%d)\n",
-				vfsfast_opts[i]->name, ret);
+		if (off[i]) {
+			vfsfast_opts[i]->disabled = true;
+			pr_info("%s: off by the disable= parameter\n",
+				vfsfast_opts[i]->name);
+		} else if (want[i] && !vfsfast_opts[i]->unsupported) {
+			vfsfast_opt_request(vfsfast_opts[i], true);
+		}
 	}
 	mutex_unlock(&vfsfast_mutex);
 
 	pr_info("version %s loaded for %s\n", VFSFAST_VERSION, UTS_RELEASE);
 	return 0;
 fail:
+	vfsfast_sysfs_exit();
 	vfsfast_teardown();
 	return ret;
 }
 
 static void __exit vfsfast_exit(void)
 {
-	/* No sysfs writer can race with the teardown once the files are gone. */
+	/*
+	 * No sysfs writer or module event can race with the teardown once
+	 * the files and the notifier are gone.
+	 */
 	vfsfast_sysfs_exit();
+	vfsfast_yield_exit();
 	vfsfast_teardown();
 	pr_info("unloaded\n");
 }

@@ -8,12 +8,16 @@
  *   <opt>/passthrough       0644  0 or 1; 1 redirects straight back into the
  *                                 stock function (measures the cost of the
  *                                 redirect itself; counts nothing)
- *   <opt>/status            0444  line 1: active | inactive |
- *                                         unsupported: <reason> (a target
- *                                         is missing, not traceable, or
- *                                         held by another IPMODIFY user)
+ *   <opt>/status            0444  line 1, what is in effect: active |
+ *                                         inactive | unsupported: <reason>
+ *                                         (a target is missing, not
+ *                                         traceable, or held by another
+ *                                         ftrace user) | disabled: <why> |
+ *                                         yielded: <function> taken by
+ *                                         <livepatch module>
  *                                 line 2: upstream: <what the kernel has> | none
- *                                 line 3 (after a failed enable): error: <errno>
+ *                                 line 3: requested: on | off
+ *                                 line 4 (after a failed enable): error: <errno>
  *   <opt>/functions         0444  the kernel functions the optimization takes over
  *   <opt>/backend           0444  line 1: jmp | direct | ftrace while enabled,
  *                                 else none
@@ -77,15 +81,6 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", READ_ONCE(vfsfast_opt_of(kobj)->enabled));
 }
 
-static int vfsfast_set_enabled(struct vfsfast_opt *opt, bool on)
-{
-	if (!on) {
-		vfsfast_opt_disable(opt);
-		return 0;
-	}
-	return vfsfast_opt_enable(opt);
-}
-
 /* A bool knob: parse strictly, then apply under the state mutex. */
 static ssize_t vfsfast_store_bool(struct kobject *kobj, const char *buf,
 				  size_t count,
@@ -106,7 +101,7 @@ static ssize_t vfsfast_store_bool(struct kobject *kobj, const char *buf,
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	return vfsfast_store_bool(kobj, buf, count, vfsfast_set_enabled);
+	return vfsfast_store_bool(kobj, buf, count, vfsfast_opt_request);
 }
 
 static ssize_t passthrough_show(struct kobject *kobj,
@@ -131,12 +126,20 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&vfsfast_mutex);
 	if (opt->unsupported)
 		len = sysfs_emit(buf, "unsupported: %s\n", opt->unsupported);
+	else if (opt->disabled)
+		len = sysfs_emit(buf, "disabled: disable= parameter\n");
+	else if (opt->yielded_to[0])
+		len = sysfs_emit(buf, "yielded: %s taken by %s\n",
+				 opt->yielded_func ?: opt->funcs[0].old_name,
+				 opt->yielded_to);
 	else if (opt->conflict[0])
 		len = sysfs_emit(buf, "unsupported: %s\n", opt->conflict);
 	else
 		len = sysfs_emit(buf, "%s\n", opt->enabled ? "active" : "inactive");
 	len += sysfs_emit_at(buf, len, "upstream: %s\n",
 			     opt->upstream ? opt->upstream : "none");
+	len += sysfs_emit_at(buf, len, "requested: %s\n",
+			     opt->requested ? "on" : "off");
 	if (opt->last_error)
 		len += sysfs_emit_at(buf, len, "error: %d\n", opt->last_error);
 	mutex_unlock(&vfsfast_mutex);

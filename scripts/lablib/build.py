@@ -105,7 +105,7 @@ def make_w1(kernel, extra=""):
     """Plain Kbuild build with W=1 (and anything in extra); returns (ok, log).
 
     Also builds the test-only modules of tests/modules against the same
-    probe results; holder_ko() returns them afterwards.
+    probe results; test_modules() returns them afterwards.
     """
     root = debian.chroot_dir(kernel)
     kver = debian.headers_release(kernel)
@@ -117,7 +117,7 @@ def make_w1(kernel, extra=""):
     # Through the top-level Makefile, as `make KDIR=...` in the README.
     script = (f"make -C /tmp/vfsfast-w1 KDIR={kdir} W=1 {extra} && "
               f"make -C {kdir} M=/tmp/vfsfast-w1/tests/modules modules && "
-              f"cp /tmp/vfsfast-w1/tests/modules/vfsfast_holder.ko /tmp/vfsfast_holder.ko")
+              f"cp {' '.join('/tmp/vfsfast-w1/tests/modules/' + m + '.ko' for m in TEST_MODULES)} /tmp/")
     p = _chroot_sh(root, script)
     return p.returncode == 0, p.stdout
 
@@ -136,12 +136,19 @@ def make_install(kernel):
     return ok, p.stdout
 
 
-def holder_ko(kernel):
-    """The test module holding vfs_readlink, from the last make_w1()."""
-    src = os.path.join(debian.chroot_dir(kernel), "tmp/vfsfast_holder.ko")
-    dst = os.path.join(build_dir(kernel), "vfsfast_holder.ko")
-    shutil.copyfile(src, dst)
-    return dst
+# tests/modules: an IPMODIFY holder of vfs_readlink and a real livepatch.
+TEST_MODULES = ["vfsfast_holder", "vfsfast_lp"]
+
+
+def test_modules(kernel):
+    """{guest path: host path} of the test modules from the last make_w1()."""
+    out = {}
+    for name in TEST_MODULES:
+        src = os.path.join(debian.chroot_dir(kernel), f"tmp/{name}.ko")
+        dst = os.path.join(build_dir(kernel), f"{name}.ko")
+        shutil.copyfile(src, dst)
+        out[f"/lab/{name}.ko"] = dst
+    return out
 
 
 def modinfo(ko, field):

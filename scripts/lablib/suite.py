@@ -11,8 +11,8 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_backend",
-               "t_toggle", "t_unload"]
+GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_livepatch",
+               "t_backend", "t_toggle", "t_unload"]
 
 
 class Lines:
@@ -84,7 +84,7 @@ def record_guest(tally, kernel, res, what):
                  "; ".join(res.bad_lines[:3]))
 
 
-def run_kernel(tally, kernel, disk, env):
+def run_kernel(tally, kernel, disk, env, only=None):
     debian.ensure_kernel(kernel)
     ok, log = build.make_w1(kernel, "C=2")
     w = warnings_in(log)
@@ -102,12 +102,13 @@ def run_kernel(tally, kernel, disk, env):
         return
     # The whole suite once per backend the kernel offers, each forced.
     backends = build.expected_backends(kernel)
+    tests = [t for t in GUEST_TESTS if not only or t in only]
     job = "for VFSFAST_BACKEND in $VFSFAST_BACKENDS_EXPECT; do\n" + "".join(
         f'  t0=$(date +%s); . /lab/{t}.sh; note "$VFSFAST_BACKEND: {t}: $(($(date +%s) - t0))s"\n'
-        for t in GUEST_TESTS) + "done\n"
-    util.log(f"{kernel}: booting guest for {len(GUEST_TESTS)} test groups x "
+        for t in tests) + "done\n"
+    util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
              f"backends {' '.join(backends)}")
-    extra = {"/lab/vfsfast_holder.ko": build.holder_ko(kernel)} if ok else {}
+    extra = build.test_modules(kernel) if ok else {}
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
                         keep_dir=log_dir(kernel), timeout=900 * len(backends),
                         extra_files=extra)
@@ -157,16 +158,16 @@ def host_checks(tally):
                  "; ".join(problems[:3]))
 
 
-def _run_one(kernel, disk, env):
+def _run_one(kernel, disk, env, only):
     lines = Lines()
     try:
-        run_kernel(lines, kernel, disk, env)
+        run_kernel(lines, kernel, disk, env, only)
     except SystemExit as e:  # util.die() inside a worker
         lines.record(False, f"[{kernel}] lab setup", f"lab error ({e.code})")
     return lines
 
 
-def main(kernels, env, jobs=None):
+def main(kernels, env, jobs=None, only=None):
     tally = Tally()
     print("TAP version 13")
     host_checks(tally)
@@ -175,7 +176,7 @@ def main(kernels, env, jobs=None):
     # at once.  Results are printed kernel by kernel, in the order given.
     jobs = jobs or max(1, min(len(kernels), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_run_one, k, disk, env) for k in kernels]
+        futures = [pool.submit(_run_one, k, disk, env, only) for k in kernels]
         for fut in futures:
             fut.result().replay(tally)
     tally.summary()

@@ -24,6 +24,24 @@ case " $VFSFAST_BACKENDS_EXPECT " in
 		t_check "param: backend=jmp refused without jmp mode" [ ! -e $VF ]
 	fi ;;
 esac
+if insmod /lab/vfsfast.ko disable=bogus 2>/dev/null; then
+	t_fail "param: disable=bogus refused" "load succeeded"
+	rmmod vfsfast
+else
+	t_check "param: disable=bogus refused, nothing left behind" [ ! -e $VF ]
+fi
+# The escape hatch (vfsfast.disable= on the kernel command line) wins over
+# enable= and over sysfs, and says why.
+for d in readlink all; do
+	load_vfsfast enable=readlink disable=$d
+	t_eq "param: disable=$d wins over enable=: off, status says why" \
+		"0|disabled: disable= parameter|requested: off" \
+		"$(knob readlink)|$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
+	t_eq "param: disable=$d: enabling fails with EPERM, changes nothing" \
+		"err EPERM 0 none" \
+		"$(wr $VF/readlink/enabled 31) $(knob readlink) $(head -n1 $VF/readlink/backend)"
+	rmmod vfsfast
+done
 insmod /lab/vfsfast.ko enable=readlink
 t_eq "default backend: the best this kernel has" "${VFSFAST_BACKENDS_EXPECT%% *}" \
 	"$(head -n1 $VF/readlink/backend)"
@@ -77,9 +95,11 @@ t_eq "status line 1 matches enabled" "$state" "$(head -n1 $VF/readlink/status)"
 t_eq "functions lists the target" vfs_readlink "$(cat $VF/readlink/functions)"
 
 set_knob readlink 1
-t_eq "status active after enabling" active "$(head -n1 $VF/readlink/status)"
+t_eq "status active, requested on after enabling" "active|requested: on" \
+	"$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
 set_knob readlink 0
-t_eq "status inactive after disabling" inactive "$(head -n1 $VF/readlink/status)"
+t_eq "status inactive, requested off after disabling" "inactive|requested: off" \
+	"$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
 t_check "vfs_readlink is traceable (available_filter_functions)" \
 	grep -qx vfs_readlink /sys/kernel/tracing/available_filter_functions
 rmmod vfsfast

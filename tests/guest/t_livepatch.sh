@@ -1,0 +1,87 @@
+# A livepatch always wins (vfsfast_lp.ko: a real livepatch of
+# vfs_readlink that counts the calls it serves), in both load orders:
+# - vfsfast first: the livepatch loads, vfsfast says "yielded" and logs
+#   it, the livepatch serves every readlink(), and vfsfast re-arms by itself
+#   once the livepatch is disabled and removed;
+# - livepatch first: vfsfast loads, cannot hook, and arms itself when the
+#   livepatch goes.
+# Results stay exact throughout (the checker runs the whole time).
+
+LP=/sys/kernel/livepatch/vfsfast_lp
+lp_calls() { cat /sys/module/vfsfast_lp/parameters/calls; }
+
+# Disable the livepatch, wait for its transition to finish, remove it.
+lp_remove() {
+	echo 0 >$LP/enabled
+	i=0
+	while [ -e $LP ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rmmod vfsfast_lp
+}
+
+# The "vfsfast: readlink: ..." lines logged since the last call.
+vf_log() { dmesg -c | sed -n 's/.*vfsfast: readlink: //p'; }
+
+if [ ! -f /lab/vfsfast_lp.ko ]; then
+	t_fail "livepatch: test module available" "vfsfast_lp.ko was not built"
+	return 0 2>/dev/null || exit 0
+fi
+
+load_vfsfast enable=readlink
+start_checker
+dmesg -c >/dev/null
+t_check "livepatch loads while vfsfast holds vfs_readlink" insmod /lab/vfsfast_lp.ko
+t_eq "vfsfast yielded: status, enabled, requested" \
+	"yielded: vfs_readlink taken by vfsfast_lp 0 requested: on" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink) $(grep requested: $VF/readlink/status)"
+t_eq "one log line per state change: yielding, then yielded" \
+	"yielding to livepatch vfsfast_lp while it loads|yielded: vfs_readlink taken by vfsfast_lp" \
+	"$(vf_log | paste -sd '|')"
+c0=$(lp_calls)
+h0=$(stat_of readlink hits)
+r=$(readlink /tmp/links/l0100)
+t_eq "the livepatch serves readlink(), vfsfast does not" \
+	"$(readlink /mnt/ext4/links/l0100) yes $h0" \
+	"$r $([ "$(lp_calls)" -gt "$c0" ] && echo yes) $(stat_of readlink hits)"
+t_eq "enabling while yielded fails with EBUSY and logs one line" "err EBUSY 1" \
+	"$(wr $VF/readlink/enabled 31) $(vf_log | grep -c 'enable refused: vfs_readlink: held by another ftrace user')"
+lp_remove
+t_eq "livepatch gone: vfsfast re-armed by itself, same backend, one log line" \
+	"active 1 $VFSFAST_BACKEND|re-armed ($VFSFAST_BACKEND) after livepatch vfsfast_lp" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink) $(head -n1 $VF/readlink/backend)|$(vf_log | paste -sd '|')"
+h0=$(stat_of readlink hits)
+readlink /tmp/links/l0100 >/dev/null
+t_check "... and its fast path runs again" [ "$(stat_of readlink hits)" -gt "$h0" ]
+stop_checker
+t_eq "vfsfast first: results exact throughout" "0 ok" "$checked"
+rmmod vfsfast
+
+# The livepatch loaded first.
+insmod /lab/vfsfast_lp.ko
+start_checker
+dmesg -c >/dev/null
+load_vfsfast enable=readlink
+t_eq "livepatch present: vfsfast loads, says why readlink is off, still wants it" \
+	"unsupported: vfs_readlink: held by another ftrace user requested: on 0" \
+	"$(head -n1 $VF/readlink/status | sed 's/ (.*//') $(grep requested: $VF/readlink/status) $(knob readlink)"
+t_eq "... in one log line" 1 "$(vf_log | grep -c 'enable refused: vfs_readlink: held by another ftrace user')"
+c0=$(lp_calls)
+readlink /tmp/links/l0100 >/dev/null
+t_check "... and the livepatch serves readlink()" [ "$(lp_calls)" -gt "$c0" ]
+lp_remove
+t_eq "livepatch gone: vfsfast arms itself" \
+	"active 1|re-armed ($VFSFAST_BACKEND) after livepatch vfsfast_lp" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
+stop_checker
+t_eq "livepatch first: results exact throughout" "0 ok" "$checked"
+
+# Off by request: a livepatch coming and going changes nothing.
+set_knob readlink 0
+dmesg -c >/dev/null
+insmod /lab/vfsfast_lp.ko
+lp_remove
+t_eq "readlink off: a livepatch's visit leaves it off and logs nothing" \
+	"inactive 0|" "$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
+rmmod vfsfast
