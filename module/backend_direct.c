@@ -27,6 +27,8 @@ static int vfsfast_direct_prepare(struct vfsfast_func *func)
 {
 	if (!VFSFAST_DIRECT_NEEDS_FILTER)
 		return 0;
+	/* The ops-named API adds its own flags to these. */
+	func->dops.flags = VFSFAST_FL_PERMANENT;
 	return vfsfast_filter_site(&func->dops, func, &func->dfiltered, true);
 }
 

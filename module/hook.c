@@ -207,7 +207,8 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 	if (ret) {
 		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
 		snprintf(opt->conflict, sizeof(opt->conflict), "%s: %s (%s)",
-			 *failed, ret == -EBUSY ? "held by another ftrace user" :
+			 *failed, ret == -EBUSY ?
+			 "held by another ftrace user, or ftrace_enabled is 0" :
 			 "cannot be hooked", tried);
 		opt->last_error = ret;
 		return ret;

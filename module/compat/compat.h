@@ -59,8 +59,20 @@
 #define VFSFAST_FL_RECURSION	0
 #endif
 
+/*
+ * Where the kernel has it, a hook is kept through sysctl
+ * kernel.ftrace_enabled=0 (the write fails with EBUSY) instead of being
+ * dropped behind the back of status.
+ */
+#ifdef VFSFAST_HAVE_FTRACE_OPS_FL_PERMANENT
+#define VFSFAST_FL_PERMANENT	FTRACE_OPS_FL_PERMANENT
+#else
+#define VFSFAST_FL_PERMANENT	0
+#endif
+
 #define VFSFAST_FTRACE_FLAGS \
-	(FTRACE_OPS_FL_IPMODIFY | VFSFAST_FL_SAVE_REGS | VFSFAST_FL_RECURSION)
+	(FTRACE_OPS_FL_IPMODIFY | VFSFAST_FL_SAVE_REGS | VFSFAST_FL_RECURSION | \
+	 VFSFAST_FL_PERMANENT)
 
 static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
 					   unsigned long ip)

@@ -8,7 +8,7 @@ import tempfile
 
 from . import build, debian, ext4img, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr"]
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 
@@ -23,7 +23,7 @@ def guest_programs():
         exe = os.path.join(out, name)
         newest = max(os.path.getmtime(c), os.path.getmtime(os.path.join(src, "common.h")))
         if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
-            util.run(["gcc", "-O2", "-static", "-Wall", "-Wextra", "-Werror",
+            util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
                       "-o", exe, c], quiet=True)
         progs[f"/lab/bin/{name}"] = exe
     return progs

@@ -47,6 +47,26 @@ for tracer in function function_graph; do
 	t_eq "$tracer: same backend under the tracer" "$VFSFAST_BACKEND" "$backend_now"
 	t_check "$tracer: the tracer saw vfs_readlink ($seen lines)" [ "$seen" -gt 0 ]
 done
+# sysctl kernel.ftrace_enabled=0 would turn every ftrace site off behind
+# status's back: a hooked site is PERMANENT, so the write fails, and the
+# fast path keeps running.  With the hook off the write works, and
+# enabling then fails with EBUSY and a reason that names it.
+FE=/proc/sys/kernel/ftrace_enabled
+(echo 0 >$FE) 2>/dev/null
+h0=$(stat_of readlink hits)
+readlink /tmp/links/l0100 >/dev/null
+t_eq "ftrace_enabled=0 refused while hooked; hook and status unchanged" \
+	"1 active yes" \
+	"$(cat $FE) $(head -n1 $VF/readlink/status) $([ "$(stat_of readlink hits)" -gt "$h0" ] && echo yes)"
+set_knob readlink 0
+echo 0 >$FE
+t_eq "ftrace_enabled=0: enabling fails with EBUSY, status says why" \
+	"err EBUSY 0|unsupported: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0" \
+	"$(wr $VF/readlink/enabled 31) $(knob readlink)|$(head -n1 $VF/readlink/status | sed 's/ (.*//')"
+echo 1 >$FE
+set_knob readlink 1
+t_eq "ftrace_enabled=1 again: enabling works" "active 1" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink)"
 set_knob readlink 0
 rmmod vfsfast
 if [ -f /lab/vfsfast_holder.ko ]; then

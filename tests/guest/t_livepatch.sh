@@ -64,7 +64,7 @@ start_checker
 dmesg -c >/dev/null
 load_vfsfast enable=readlink
 t_eq "livepatch present: vfsfast loads, says why readlink is off, still wants it" \
-	"unsupported: vfs_readlink: held by another ftrace user requested: on 0" \
+	"unsupported: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0 requested: on 0" \
 	"$(head -n1 $VF/readlink/status | sed 's/ (.*//') $(grep requested: $VF/readlink/status) $(knob readlink)"
 t_eq "... in one log line" 1 "$(vf_log | grep -c 'enable refused: vfs_readlink: held by another ftrace user')"
 c0=$(lp_calls)

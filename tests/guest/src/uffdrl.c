@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uffdrl: a readlink() that sleeps inside the kernel until told to go on.
+ *
+ * usage: uffdrl PATH RELEASEFILE
+ *
+ * The buffer is a page registered with userfaultfd, so the readlink()'s
+ * copy_to_user() faults and the task sleeps in the middle of
+ * vfs_readlink() (in vfsfast's replacement, when it is enabled) until the
+ * fault is resolved.  Prints "blocked" once the fault has arrived, waits
+ * for RELEASEFILE to exist, resolves the fault and checks the result
+ * against a plain readlink() of PATH done at start.
+ * Prints "ok <len>" and exits 0, "mismatch ..." and exits 1, or exits 2 on
+ * usage error or when userfaultfd is not available.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char *path;
+static char *page;
+static long result;
+static int result_errno;
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	result = readlink(path, page, 4096);
+	result_errno = errno;
+	return NULL;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zero;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	char expect[4096];
+	long elen;
+	pthread_t t;
+	int uffd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: uffdrl PATH RELEASEFILE\n");
+		return 2;
+	}
+	path = argv[1];
+	elen = readlink(path, expect, sizeof(expect));
+	if (elen < 0)
+		die("readlink");
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		die("mmap");
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	reg.range.start = (unsigned long)page;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	if (pthread_create(&t, NULL, reader, NULL))
+		die("pthread_create");
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 30000) != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		fprintf(stderr, "uffdrl: no fault arrived\n");
+		return 2;
+	}
+	printf("blocked\n");
+	fflush(stdout);
+	while (access(argv[2], F_OK))
+		usleep(20000);
+	zero.range.start = (unsigned long)page;
+	zero.range.len = 4096;
+	zero.mode = 0;
+	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zero))
+		die("UFFDIO_ZEROPAGE");
+	pthread_join(t, NULL);
+	if (result != elen || memcmp(page, expect, elen)) {
+		printf("mismatch: got %ld (errno %d), want %ld\n", result,
+		       result_errno, elen);
+		return 1;
+	}
+	printf("ok %ld\n", result);
+	return 0;
+}
