@@ -8,7 +8,7 @@ import tempfile
 
 from . import build, debian, ext4img, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl"]
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 

@@ -87,6 +87,9 @@ def build_initramfs(kernel, out, files, env):
     """
     repo = util.repo_dir()
     stage = tempfile.mkdtemp(prefix="vfsfast-initrd-")
+    # mkdtemp's 0700 would become the guest's /: unprivileged tests need
+    # to reach /bin and /lab.
+    os.chmod(stage, 0o755)
     try:
         for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "mnt/ext4",
                   "lab/bin", "lab/modules", "run", "root", "etc"):

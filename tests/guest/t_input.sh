@@ -49,6 +49,42 @@ for f in enabled passthrough; do
 	done
 	t_eq "$f: all bad values rejected with EINVAL, state unchanged" 0 $bad
 done
+# Fuzz: random invalid writes (seeded; the seed is printed), each checked
+# for EINVAL and an unchanged state of every file, with the knob off and on.
+seed=$(date +%s)
+note "sysfuzz seed $seed"
+for state in 0 1; do
+	set_knob readlink $state
+	for f in enabled passthrough; do
+		out=$(sysfuzz $VF/readlink/$f "${VFSFAST_FUZZ:-10000}" $seed \
+			$VF/readlink/enabled $VF/readlink/passthrough \
+			$VF/readlink/status $VF/readlink/backend \
+			$VF/readlink/stats/hits $VF/readlink/stats/fallbacks 2>&1)
+		t_eq "$f (knob $state): ${VFSFAST_FUZZ:-10000} random invalid writes: EINVAL, nothing changed" \
+			"bad=0 changed=0" "$(echo "$out" | sed -n 's/^sysfuzz: .* \(bad=[0-9]* changed=[0-9]*\)$/\1/p')"
+		seed=$((seed + 1))
+	done
+done
+set_knob readlink 0
+
+# Not root: every file refuses writes, every file is readable, and no file
+# shows a kernel address.
+before=$(snapshot)
+nr=0
+for f in $(cd $VF && find . -type f | sort); do
+	r=$(runas 1000 wr $VF/$f 31)
+	case "$r" in
+	"open EACCES"|"open EPERM") ;;
+	*) nr=$((nr + 1)); note "non-root write to $f: $r" ;;
+	esac
+done
+t_eq "non-root: every file refuses writes with EACCES, state unchanged" \
+	"0 $before" "$nr $(snapshot)"
+t_check "non-root: every file is readable" \
+	runas 1000 sh -c "cd $VF && cat \$(find . -type f) >/tmp/nonroot.txt"
+t_check "no file shows a kernel address" \
+	sh -c "! grep -Eiq 'ffff[0-9a-f]{12}|0x[0-9a-f]{8,}' /tmp/nonroot.txt"
+
 for f in status functions version stats/hits stats/fallbacks; do
 	p=$VF/readlink/$f
 	[ "$f" = version ] && p=$VF/version
@@ -57,3 +93,29 @@ for f in status functions version stats/hits stats/fallbacks; do
 	*) t_fail "$f is not writable" "$r";; esac
 done
 rmmod vfsfast
+
+# Module parameters: random and malformed values are refused at load and
+# leave nothing behind.
+pf=0
+i=0
+while [ $i -lt "${VFSFAST_PARAM_FUZZ:-100}" ]; do
+	v=$(head -c $((i % 24 + 1)) /dev/urandom | od -An -tx1 | tr -d ' \n')
+	case $((i % 6)) in
+	0) ;;
+	1) v="readlink,$v" ;;
+	2) v="$v,readlink" ;;
+	3) v="readlink,," ;;
+	4) v=",readlink" ;;
+	5) v="all,$v" ;;
+	esac
+	for p in enable disable backend; do
+		if insmod /lab/vfsfast.ko "$p=$v" 2>/dev/null; then
+			pf=$((pf + 1))
+			note "param $p=$v accepted"
+			rmmod vfsfast
+		fi
+		[ -e $VF ] && pf=$((pf + 1))
+	done
+	i=$((i + 1))
+done
+t_eq "params: ${VFSFAST_PARAM_FUZZ:-100} x 3 malformed values refused at load, nothing left" 0 $pf
