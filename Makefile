@@ -2,7 +2,8 @@
 #
 # make                 build against the running kernel
 # make KDIR=<headers>  build against any kernel headers tree
-# make install         install into /lib/modules/<release>/updates and depmod
+# make install         install into /lib/modules/<release>/updates and depmod,
+#                      and the vfsfast command into $(SBINDIR)
 # make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
 #                      dkms add, build and install for KERNELRELEASE
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
@@ -14,6 +15,7 @@
 KERNELRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 KERNELS ?= 5.10 6.1 6.12 7.2
+SBINDIR ?= /usr/local/sbin
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -25,11 +27,14 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-install: modules
+install: modules install-scripts
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KERNELRELEASE)
 
-dkms-install:
+install-scripts:
+	install -D -m 0755 scripts/vfsfast $(DESTDIR)$(SBINDIR)/vfsfast
+
+dkms-install: install-scripts
 	-dkms remove -m vfsfast -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
@@ -53,4 +58,4 @@ demo:
 style:
 	$(LAB) style
 
-.PHONY: all modules install dkms-install clean check bench demo style
+.PHONY: all modules install install-scripts dkms-install clean check bench demo style

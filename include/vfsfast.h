@@ -73,6 +73,14 @@ struct vfsfast_func {
 	.redirect = &vfsfast_redirect_##name,				\
 	.body = &vfsfast_body_##name
 
+/*
+ * What `vfsfast check` reads from a module built for a kernel that is not
+ * running (modinfo): for each optimization, its functions and what that
+ * kernel already has upstream, as the compat probes decided it.
+ */
+#define VFSFAST_OPT_INFO(name, functions, upstream) \
+	MODULE_INFO(vfsfast_opt_##name, "functions=" functions " upstream=" upstream)
+
 /* A way of sending a target's callers to its replacement. */
 struct vfsfast_backend {
 	const char *name;

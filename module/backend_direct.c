@@ -19,6 +19,7 @@
  * share with IPMODIFY, and vfsfast cannot: its fallbacks skip the site).
  */
 #include <linux/ftrace.h>
+#include <linux/module.h>
 
 #include "vfsfast.h"
 
@@ -77,6 +78,10 @@ static int vfsfast_jmp_retarget(struct vfsfast_func *func)
 		func->direct = addr;
 	return ret;
 }
+
+/* For `vfsfast check`: "available" or why not, for this kernel. */
+MODULE_INFO(vfsfast_backend_jmp, VFSFAST_JMP_INFO);
+MODULE_INFO(vfsfast_backend_direct, VFSFAST_DIRECT_INFO);
 
 const struct vfsfast_backend vfsfast_backend_direct = {
 	.name = "direct",

@@ -11,6 +11,7 @@
  * of the trampoline's register save and restore on every call.
  */
 #include <linux/ftrace.h>
+#include <linux/module.h>
 
 #include "vfsfast.h"
 
@@ -45,6 +46,8 @@ static void vfsfast_ftrace_detach(struct vfsfast_func *func)
 {
 	WARN_ON_ONCE(unregister_ftrace_function(&func->ops));
 }
+
+MODULE_INFO(vfsfast_backend_ftrace, "available");
 
 const struct vfsfast_backend vfsfast_backend_ftrace = {
 	.name = "ftrace",

@@ -115,6 +115,8 @@ static struct vfsfast_func vfsfast_readlink_funcs[] = {
 	{ }
 };
 
+VFSFAST_OPT_INFO(readlink, "vfs_readlink", VFSFAST_UPSTREAM_READLINK_INFO);
+
 struct vfsfast_opt vfsfast_opt_readlink = {
 	.name = "readlink",
 	.funcs = vfsfast_readlink_funcs,

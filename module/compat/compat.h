@@ -98,10 +98,13 @@ static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
  */
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
 #define VFSFAST_NO_DIRECT "kernel built without DYNAMIC_FTRACE_WITH_DIRECT_CALLS"
+#define VFSFAST_DIRECT_INFO VFSFAST_NO_DIRECT
 #elif !defined(VFSFAST_HAVE_FTRACE_DIRECT_OPS) && !defined(VFSFAST_HAVE_FTRACE_DIRECT_IP)
 #define VFSFAST_NO_DIRECT "unknown ftrace direct-call API"
+#define VFSFAST_DIRECT_INFO VFSFAST_NO_DIRECT
 #else
 #define VFSFAST_NO_DIRECT NULL
+#define VFSFAST_DIRECT_INFO "available"
 #endif
 
 #ifdef VFSFAST_HAVE_FTRACE_DIRECT_OPS
@@ -170,9 +173,11 @@ static inline int vfsfast_direct_modify(struct ftrace_ops *ops, unsigned long ip
  */
 #if defined(VFSFAST_HAVE_FTRACE_JMP_SET) && defined(CONFIG_DYNAMIC_FTRACE_WITH_JMP)
 #define VFSFAST_NO_JMP VFSFAST_NO_DIRECT
+#define VFSFAST_JMP_INFO VFSFAST_DIRECT_INFO
 #define vfsfast_jmp_addr(addr) ftrace_jmp_set(addr)
 #else
 #define VFSFAST_NO_JMP "kernel has no DYNAMIC_FTRACE_WITH_JMP"
+#define VFSFAST_JMP_INFO VFSFAST_NO_JMP
 #define vfsfast_jmp_addr(addr) (addr)
 #endif
 
@@ -202,6 +207,7 @@ static inline void vfsfast_sync_tasks(void)
 
 #ifdef VFSFAST_HAVE_IOP_CACHED_LINK
 #define VFSFAST_UPSTREAM_READLINK	"IOP_CACHED_LINK"
+#define VFSFAST_UPSTREAM_READLINK_INFO	VFSFAST_UPSTREAM_READLINK
 /* Upstream cached the length at inode creation: use it as stock does. */
 static inline int vfsfast_cached_link_len(const struct inode *inode)
 {
@@ -209,6 +215,7 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 }
 #else
 #define VFSFAST_UPSTREAM_READLINK	NULL
+#define VFSFAST_UPSTREAM_READLINK_INFO	"none"
 static inline int vfsfast_cached_link_len(const struct inode *inode)
 {
 	return -1;

@@ -13,8 +13,9 @@ import subprocess
 
 from . import debian, util
 
-# What a DKMS source tree (and a release tarball) holds.
-SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include"]
+# What a DKMS source tree (and a release tarball) holds, and the command
+# that `make install` and `make dkms-install` put on the machine.
+SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include", "scripts/vfsfast"]
 _IGNORE = shutil.ignore_patterns("*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd",
                                  "generated", "*.order", "*.symvers", ".tmp*")
 
@@ -40,7 +41,8 @@ def copy_sources(dst):
         if os.path.isdir(src):
             shutil.copytree(src, os.path.join(dst, name), ignore=_IGNORE)
         else:
-            shutil.copy2(src, dst)
+            os.makedirs(os.path.dirname(os.path.join(dst, name)), exist_ok=True)
+            shutil.copy2(src, os.path.join(dst, name))
 
 
 def build_dir(kernel):
@@ -122,6 +124,27 @@ def make_w1(kernel, extra=""):
     return p.returncode == 0, p.stdout
 
 
+def system_map(kernel):
+    """The kernel's System.map copied into its chroot (guest path), or None."""
+    src = glob.glob(os.path.join(debian.kernel_dir(kernel), "boot/System.map-*"))
+    if not src:
+        return None
+    shutil.copyfile(src[0], os.path.join(debian.chroot_dir(kernel), "tmp/System.map"))
+    return "/tmp/System.map"
+
+
+def vfsfast_check(kernel, args):
+    """`scripts/vfsfast check ARGS` in the release's chroot: (rc, output)."""
+    root = debian.chroot_dir(kernel)
+    tree = os.path.join(root, "tmp/vfsfast-check")
+    copy_sources(tree)
+    p = _chroot_sh(root, f"rc=0; sh /tmp/vfsfast-check/scripts/vfsfast check {args} || rc=$?; "
+                   "echo rc=$rc")
+    out = p.stdout.rstrip().splitlines()
+    rc = int(out[-1][3:]) if out and out[-1].startswith("rc=") else -1
+    return rc, "\n".join(out[:-1])
+
+
 def make_install(kernel):
     """`make install` into the chroot's /lib/modules; returns (ok, log)."""
     root = debian.chroot_dir(kernel)
@@ -130,8 +153,11 @@ def make_install(kernel):
     _remove_installed(kernel)
     script = (f"make -C /tmp/vfsfast-w1 install KERNELRELEASE={kver} "
               f"KDIR=/usr/src/linux-headers-{kver}")
+    cmd = os.path.join(root, "usr/local/sbin/vfsfast")
+    if os.path.exists(cmd):
+        os.unlink(cmd)
     p = _chroot_sh(root, script)
-    ok = p.returncode == 0 and bool(glob.glob(target + "*"))
+    ok = p.returncode == 0 and bool(glob.glob(target + "*")) and os.access(cmd, os.X_OK)
     _remove_installed(kernel)
     return ok, p.stdout
 

@@ -90,8 +90,37 @@ def run_kernel(tally, kernel, disk, env, only=None):
     w = warnings_in(log)
     tally.record(ok and not w, f"[{kernel}] W=1 build, sparse (C=2): no warnings",
                  "; ".join(w[:3]) if w else ("" if ok else log[-300:]))
+    kver = debian.headers_release(kernel)
+    # Debian's System.map is a placeholder: the check must say so, not guess.
+    smap = build.system_map(kernel)
+    rc, out = build.vfsfast_check(kernel, f"--kernel {kver}" +
+                                  (f" --system-map {smap}" if smap else ""))
+    want = [f"backends: {' '.join(build.expected_backends(kernel))}",
+            f"readlink: functions vfs_readlink:unchecked; upstream: "
+            f"{build.upstream_readlink(kernel)}; enable=auto: "
+            f"{'on' if build.upstream_readlink(kernel) == 'none' else 'off'}"]
+    missing = [w for w in want if w not in out.splitlines()]
+    tally.record(rc == 0 and not missing,
+                 f"[{kernel}] vfsfast check --kernel {kver}: builds, backends and "
+                 "optimizations as the kernel's config and headers say",
+                 f"rc={rc}; missing {missing}; got: " + out.replace("\n", " | ")[-300:])
+    rc, out = build.vfsfast_check(kernel, "--kernel no-such-kernel")
+    tally.record(rc == 2 and "no kernel headers for no-such-kernel" in out,
+                 f"[{kernel}] vfsfast check: a kernel without headers is exit 2, named",
+                 f"rc={rc}: {out[-200:]}")
+    # Headers whose build fails, as a new kernel vfsfast does not support
+    # would: exit 1, said plainly, with the build log's end.
+    broken = os.path.join(debian.chroot_dir(kernel), "tmp/broken-headers")
+    os.makedirs(broken, exist_ok=True)
+    with open(os.path.join(broken, "Makefile"), "w") as f:
+        f.write("modules:\n\t@echo 'error: this kernel breaks vfsfast'; false\n")
+    rc, out = build.vfsfast_check(kernel, "--kernel 99.0-new --kdir /tmp/broken-headers")
+    tally.record(rc == 1 and "does NOT build for 99.0-new" in out and
+                 "error: this kernel breaks vfsfast" in out,
+                 f"[{kernel}] vfsfast check: headers that fail to build are exit 1, "
+                 "with the reason", f"rc={rc}: {out[-300:]}")
     inst, log = build.make_install(kernel)
-    tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/",
+    tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/, vfsfast in /usr/local/sbin",
                  "" if inst else log[-300:].replace("\n", " | "))
     ko, log = build.dkms_install(kernel)
     tally.record(ko is not None, f"[{kernel}] make dkms-install (dkms add/build/install)",
