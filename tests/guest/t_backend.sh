@@ -47,6 +47,44 @@ for tracer in function function_graph; do
 	t_eq "$tracer: same backend under the tracer" "$VFSFAST_BACKEND" "$backend_now"
 	t_check "$tracer: the tracer saw vfs_readlink ($seen lines)" [ "$seen" -gt 0 ]
 done
+# kprobes on the hooked function: a trace kprobe event (no post handler)
+# and a module's kprobe with a post handler.  Each either attaches next to
+# the hook, and then both the probe and the fast path see every call, or
+# is refused (kprobes may need IPMODIFY for it); either way results stay
+# exact and status stays what it was.
+K=$T/kprobe_events
+start_checker
+echo 'p:vfsfast_kp vfs_readlink' >>$K 2>/dev/null
+if echo 1 >$T/events/kprobes/vfsfast_kp/enable 2>/dev/null; then
+	h0=$(stat_of readlink hits)
+	readlink /tmp/links/l0100 >/dev/null
+	sleep 0.5
+	kp="attached $([ "$(stat_of readlink hits)" -gt "$h0" ] && echo fast) $([ "$(grep -c vfsfast_kp $T/trace)" -gt 0 ] && echo probed)"
+	echo 0 >$T/events/kprobes/vfsfast_kp/enable
+	want="attached fast probed"
+else
+	kp="refused"
+	want=refused
+fi
+echo '-:vfsfast_kp' >>$K 2>/dev/null
+echo >$T/trace
+t_eq "kprobe event on the hooked function: $want; hook kept" \
+	"$want active" "$kp $(head -n1 $VF/readlink/status)"
+if [ -f /lab/vfsfast_holder.ko ] && insmod /lab/vfsfast_holder.ko mode=kprobe_post 2>/dev/null; then
+	h0=$(stat_of readlink hits)
+	readlink /tmp/links/l0100 >/dev/null
+	kp="attached $([ "$(stat_of readlink hits)" -gt "$h0" ] && echo fast) $([ "$(cat /sys/module/vfsfast_holder/parameters/hits)" -gt 0 ] && echo probed)"
+	rmmod vfsfast_holder
+	want="attached fast probed"
+else
+	kp="refused"
+	want=refused
+fi
+t_eq "kprobe with a post handler on the hooked function: $want; hook kept" \
+	"$want active" "$kp $(head -n1 $VF/readlink/status)"
+stop_checker
+t_eq "kprobes: results exact throughout" "0 ok" "$checked"
+
 # sysctl kernel.ftrace_enabled=0 would turn every ftrace site off behind
 # status's back: a hooked site is PERMANENT, so the write fails, and the
 # fast path keeps running.  With the hook off the write works, and
