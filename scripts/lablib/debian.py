@@ -9,6 +9,7 @@ packages are downloaded by apt inside them.
 import contextlib
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,9 @@ MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 
 # What every chroot needs to build and DKMS-install the module.
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
-                   "zstd", "sparse", "linux-headers-amd64"]
+                   "zstd", "sparse", "linux-headers-amd64",
+                   # external validators run in the guests
+                   "stress-ng"]
 
 APT_CONF = """\
 APT::Install-Recommends "false";
@@ -108,6 +111,33 @@ def _apt_install(root, packages, stamp):
                   + " ".join(packages), quiet=True)
     with open(stamp, "w") as f:
         f.write("\n".join(CHROOT_PACKAGES) + "\n")
+
+
+def chroot_programs(kernel, programs):
+    """{guest path: host path} for dynamically linked programs of a
+    release's chroot and every library they load (ldd), so the guest can
+    run the release's own build of them."""
+    root = chroot_dir(kernel)
+    files = {}
+    for prog in programs:
+        files[prog] = os.path.join(root, prog.lstrip("/"))
+        out = in_chroot(root, f"ldd {prog}", capture=True)
+        for m in re.finditer(r"(?:=>\s*)?(/\S+)\s+\(0x", out):
+            files[m.group(1)] = _in_root(root, m.group(1))
+    return files
+
+
+def _in_root(root, path):
+    """Host path of the file @path names inside chroot @root, following
+    symbolic links as the chroot would."""
+    p = os.path.join(root, path.lstrip("/"))
+    for _ in range(40):
+        if not os.path.islink(p):
+            return p
+        t = os.readlink(p)
+        p = os.path.join(root, t.lstrip("/")) if t.startswith("/") else \
+            os.path.join(os.path.dirname(p), t)
+    util.die(f"{path}: too many symbolic links in {root}")
 
 
 def headers_release(kernel):

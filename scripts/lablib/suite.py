@@ -12,7 +12,7 @@ import subprocess
 from . import build, debian, guest, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_livepatch",
-               "t_backend", "t_toggle", "t_unload"]
+               "t_backend", "t_toggle", "t_unload", "t_stress"]
 
 
 class Lines:
@@ -138,6 +138,7 @@ def run_kernel(tally, kernel, disk, env, only=None):
     util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
              f"backends {' '.join(backends)}")
     extra = build.test_modules(kernel) if ok else {}
+    extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
                         keep_dir=log_dir(kernel), timeout=900 * len(backends),
                         extra_files=extra)

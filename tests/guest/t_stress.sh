@@ -1,0 +1,42 @@
+# External validators: Debian's stress-ng (the release's own build) runs
+# its inotify, fanotify, dnotify, symlink (with --verify: it checks what
+# readlink() returns), sysfs, dentry and pipe stressors while the readlink
+# knob flips on and off as fast as it can and the checker runs.  Every
+# stressor must pass (stress-ng exits 0), results stay exact, and the
+# console stays clean.
+
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export PATH=$PATH:/usr/bin
+if ! stress-ng --version >/dev/null 2>&1; then
+	t_fail "stress-ng runs in the guest" "$(stress-ng --version 2>&1 | head -n1)"
+	return 0 2>/dev/null || exit 0
+fi
+load_vfsfast enable=readlink
+start_checker
+rm -f /tmp/stop_flip /tmp/flips
+(
+	n=0
+	while [ ! -f /tmp/stop_flip ]; do
+		set_knob readlink 0
+		set_knob readlink 1
+		n=$((n + 2))
+	done
+	echo $n >/tmp/flips
+) &
+flipper=$!
+mkdir -p /tmp/stress
+for s in inotify fanotify dnotify symlink sysfs dentry pipe; do
+	out=$(cd /tmp/stress && stress-ng --$s 2 --timeout "${VFSFAST_STRESS_S:-10}" \
+		--verify --temp-path /tmp/stress 2>&1)
+	rc=$?
+	t_eq "stress-ng --$s 2 for ${VFSFAST_STRESS_S:-10}s, readlink flipping: passes" 0 "$rc"
+	[ "$rc" = 0 ] || note "stress-ng --$s: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+done
+touch /tmp/stop_flip
+wait $flipper
+stop_checker
+t_eq "stress-ng: readlink results exact throughout" "0 ok" "$checked"
+t_check "stress-ng: the knob flipped throughout ($(cat /tmp/flips) flips)" \
+	[ "$(cat /tmp/flips)" -gt 0 ]
+set_knob readlink 0
+rmmod vfsfast
