@@ -28,8 +28,6 @@ static int vfsfast_direct_prepare(struct vfsfast_func *func)
 {
 	if (!VFSFAST_DIRECT_NEEDS_FILTER)
 		return 0;
-	/* The ops-named API adds its own flags to these. */
-	func->dops.flags = VFSFAST_FL_PERMANENT;
 	return vfsfast_filter_site(&func->dops, func, &func->dfiltered, true);
 }
 
@@ -44,9 +42,17 @@ static int vfsfast_direct_attach_to(struct vfsfast_func *func,
 	int ret;
 
 	ret = vfsfast_direct_register(&func->dops, func->site, addr);
-	if (!ret)
-		func->direct = addr;
-	return ret;
+	if (ret)
+		return ret;
+	func->direct = addr;
+	/*
+	 * Flagged after registering: some kernels' register_ftrace_direct()
+	 * sets the flags rather than adding to them.  (The ip-named API of
+	 * 5.10 and 6.1 uses the kernel's own PERMANENT direct_ops.)
+	 */
+	if (VFSFAST_DIRECT_NEEDS_FILTER)
+		func->dops.flags |= VFSFAST_FL_PERMANENT;
+	return 0;
 }
 
 static void vfsfast_direct_detach(struct vfsfast_func *func)

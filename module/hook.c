@@ -18,6 +18,7 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "vfsfast.h"
 
@@ -151,6 +152,21 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 	}
 }
 
+/*
+ * Whether @func's ftrace site now calls or jumps somewhere.  A registration
+ * can succeed and change no text: with sysctl kernel.ftrace_enabled=0,
+ * ftrace accepts new users but leaves every site a NOP.  status must not
+ * say active then.
+ */
+static bool vfsfast_site_live(struct vfsfast_func *func)
+{
+	u8 op;
+
+	if (copy_from_kernel_nofault(&op, (void *)func->site, 1))
+		return false;
+	return op == 0xe8 || op == 0xe9;	/* call, jmp rel32 */
+}
+
 /* All targets of @opt with backend @b, or none. */
 static int vfsfast_attach_all(struct vfsfast_opt *opt,
 			      const struct vfsfast_backend *b,
@@ -161,6 +177,10 @@ static int vfsfast_attach_all(struct vfsfast_opt *opt,
 
 	for (func = opt->funcs; func->old_name; func++) {
 		ret = b->attach(func);
+		if (!ret && !vfsfast_site_live(func)) {
+			b->detach(func);
+			ret = -EBUSY;
+		}
 		if (ret) {
 			*failed = func->old_name;
 			vfsfast_detach_all(opt, b);

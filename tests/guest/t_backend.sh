@@ -70,12 +70,17 @@ echo '-:vfsfast_kp' >>$K 2>/dev/null
 echo >$T/trace
 t_eq "kprobe event on the hooked function: $want; hook kept" \
 	"$want active" "$kp $(head -n1 $VF/readlink/status)"
+# Where kprobes need IPMODIFY for a post handler they are refused.  Where
+# they place such a probe past the ftrace site instead (7.2), it sees only
+# the calls that reach the stock body; that is said in a note, and the
+# hook must run on regardless.
 if [ -f /lab/vfsfast_holder.ko ] && insmod /lab/vfsfast_holder.ko mode=kprobe_post 2>/dev/null; then
 	h0=$(stat_of readlink hits)
 	readlink /tmp/links/l0100 >/dev/null
-	kp="attached $([ "$(stat_of readlink hits)" -gt "$h0" ] && echo fast) $([ "$(cat /sys/module/vfsfast_holder/parameters/hits)" -gt 0 ] && echo probed)"
+	kp="attached $([ "$(stat_of readlink hits)" -gt "$h0" ] && echo fast)"
+	note "post-handler kprobe: $(grep vfs_readlink /sys/kernel/debug/kprobes/list); its pre handler saw $(cat /sys/module/vfsfast_holder/parameters/hits) calls"
 	rmmod vfsfast_holder
-	want="attached fast probed"
+	want="attached fast"
 else
 	kp="refused"
 	want=refused
