@@ -24,7 +24,7 @@
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 #include <linux/bitops.h>
-#include <asm/word-at-a-time.h>
+#include <linux/kernel.h>
 
 #include "vfsfast.h"
 #include "word_strlen.h"
