@@ -8,7 +8,8 @@ import tempfile
 
 from . import build, debian, ext4img, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas"]
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
+                  "fanperm"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 

@@ -1,19 +1,87 @@
-# Turning the optimization on and off many times while readlink runs: the
-# loop checks every result, the console must stay clean.
+# Toggle storm: every optimization's knob flips VFSFAST_TOGGLES times on and
+# off (2 x VFSFAST_TOGGLES flips each) while, on the guest's 2 vCPUs, the
+# readlink checker and Debian's stress-ng (pipe, inotify, fanotify and sysfs
+# stressors, run back to back with --verify) keep working.  No write may
+# fail, every checker result and every stressor must pass, and afterwards
+# the readlink differential (rldiff, knob off vs on) must still be
+# byte-for-byte equal.  The console is checked by the harness.
+
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export PATH=$PATH:/usr/bin
+
+# t_readlink made these; build them when run alone.
+if [ ! -s /tmp/list.tmpfs ]; then
+	rm -rf /tmp/links
+	cp -a /mnt/ext4/links /tmp/links
+	find /tmp/links -type l >/tmp/list.tmpfs
+	cp /lab/ext4.list /tmp/list.ext4
+fi
 
 load_vfsfast enable=none
-start_checker
+opts=$(for f in $VF/*/enabled; do f=${f%/enabled}; echo "${f##*/}"; done)
 h0=$(stat_of readlink hits)
+start_checker
+rm -f /tmp/stop_stress /tmp/stress.runs /tmp/stress.fails
+stressors="--pipe 1 --inotify 1 --fanotify 1 --sysfs 1"
+if stress-ng --version >/dev/null 2>&1; then
+	mkdir -p /tmp/stress
+	(
+		runs=0
+		fails=0
+		while [ ! -f /tmp/stop_stress ]; do
+			# At the lowest priority (busybox has renice, not
+			# nice), so that the flips are not starved.
+			(cd /tmp/stress && sh -c 'renice -n 19 -p $$ >/dev/null &&
+				exec stress-ng "$@"' sh $stressors --timeout 3 \
+				--verify --temp-path /tmp/stress) >/tmp/stress.last 2>&1 ||
+				{ fails=$((fails + 1)); cp /tmp/stress.last /tmp/stress.failed; }
+			runs=$((runs + 1))
+		done
+		echo $runs >/tmp/stress.runs
+		echo $fails >/tmp/stress.fails
+	) &
+	stress_pid=$!
+else
+	t_fail "toggle: stress-ng runs in the guest" "$(stress-ng --version 2>&1 | head -n1)"
+	stress_pid=
+fi
+
+t0=$(date +%s)
 i=0
 fails=0
 while [ $i -lt "${VFSFAST_TOGGLES:-1000}" ]; do
-	echo 1 >$VF/readlink/enabled || fails=$((fails + 1))
-	echo 0 >$VF/readlink/enabled || fails=$((fails + 1))
+	for o in $opts; do
+		echo 1 >$VF/$o/enabled || fails=$((fails + 1))
+		echo 0 >$VF/$o/enabled || fails=$((fails + 1))
+	done
 	i=$((i + 1))
 done
+t1=$(date +%s)
+touch /tmp/stop_stress
+[ -n "$stress_pid" ] && wait $stress_pid
 stop_checker
-t_eq "toggle: ${VFSFAST_TOGGLES:-1000} on/off cycles, no failed write" 0 $fails
+
+flips=$(( ${VFSFAST_TOGGLES:-1000} * 2 * $(echo $opts | wc -w) ))
+t_eq "toggle: $flips flips across [$(echo $opts)] in $((t1 - t0))s, no failed write" 0 $fails
 t_eq "toggle: readlink results stayed exact throughout" "0 ok" "$checked"
 t_check "toggle: fast path ran during the storm" [ "$(stat_of readlink hits)" -gt "$h0" ]
 note "$(cat /tmp/rlloop.out)"
+if [ -n "$stress_pid" ]; then
+	t_check "toggle: stress-ng ($stressors) ran during the storm ($(cat /tmp/stress.runs) runs)" \
+		[ "$(cat /tmp/stress.runs)" -gt 0 ]
+	t_eq "toggle: every stress-ng run passed" 0 "$(cat /tmp/stress.fails)"
+	[ -f /tmp/stress.failed ] && note "stress-ng: $(tail -n 3 /tmp/stress.failed | tr '\n' ' ')"
+fi
+for o in $opts; do
+	t_eq "toggle: $o ends as asked (off)" 0 "$(knob $o)"
+done
+
+# The storm must leave nothing behind that changes a result.
+for fs in tmpfs ext4; do
+	out=$(rldiff /tmp/list.$fs)
+	rc=$?
+	t_check "toggle: differential $fs after the storm ($(echo "$out" | tail -n1))" \
+		[ $rc -eq 0 ]
+done
+t_eq "toggle: knob restored after rldiff" 0 "$(knob readlink)"
 rmmod vfsfast

@@ -1,19 +1,86 @@
-# Unloading while readlink calls are in flight, repeatedly: rmmod must
-# succeed (the module drains in-flight calls) and results stay exact.
+# Unloading under load, repeatedly: each cycle loads the module with every
+# optimization on, parks a readlink() inside the replacement (its buffer
+# faults into a userfaultfd that answers only later), starts rmmod, and
+# releases the fault.  Meanwhile the readlink checker runs, and a fanotify
+# permission listener that answers after 20 ms holds a reader of a marked
+# tmpfs asleep in the kernel's permission path.  rmmod must succeed after
+# draining (the only other allowed answer, EBUSY, never came here), the
+# parked readlink must return the exact link, and nothing may be left.
+
+mkdir -p /tmp/fp
+mount -t tmpfs none /tmp/fp
+echo data >/tmp/fp/f
+ln -s /tmp/links/l0100 /tmp/fp/link
+rm -f /tmp/fp.stop /tmp/fp.out /tmp/fp.readers
+fanperm /tmp/fp 20000 /tmp/fp.stop >/tmp/fp.out 2>&1 &
+fp_pid=$!
+i=0
+while ! grep -q ready /tmp/fp.out && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t_eq "unload: fanotify permission listener is in place" ready "$(head -n1 /tmp/fp.out)"
+(
+	n=0
+	while [ ! -f /tmp/fp.stop ]; do
+		cat /tmp/fp/f >/dev/null && readlink /tmp/fp/link >/dev/null
+		n=$((n + 1))
+	done
+	echo $n >/tmp/fp.readers
+) &
+reader_pid=$!
 
 start_checker
 i=0
 fails=0
+busy=0
 while [ $i -lt "${VFSFAST_UNLOADS:-20}" ]; do
-	load_vfsfast enable=readlink || fails=$((fails + 1))
-	sleep 0.2
-	rmmod vfsfast || fails=$((fails + 1))
-	[ -e $VF ] && fails=$((fails + 1))
+	load_vfsfast enable=all || fails=$((fails + 1))
+	rm -f /tmp/release /tmp/uffd.out
+	uffdrl /tmp/links/l0100 /tmp/release >/tmp/uffd.out 2>&1 &
+	upid=$!
+	j=0
+	while ! grep -q blocked /tmp/uffd.out && [ $j -lt 100 ]; do
+		sleep 0.05
+		j=$((j + 1))
+	done
+	rmmod vfsfast 2>/tmp/rmmod.err &
+	rpid=$!
+	sleep 0.1
+	touch /tmp/release
+	wait $rpid
+	rc=$?
+	wait $upid
+	urc=$?
+	if [ $rc -ne 0 ]; then
+		# EBUSY is an allowed answer; anything else is not.
+		if grep -q "busy" /tmp/rmmod.err; then
+			busy=$((busy + 1))
+			rmmod vfsfast || fails=$((fails + 1))
+		else
+			fails=$((fails + 1))
+			note "cycle $i: rmmod: $(cat /tmp/rmmod.err)"
+		fi
+	fi
+	if [ $urc -ne 0 ] || [ "$(head -n1 /tmp/uffd.out)" != blocked ]; then
+		fails=$((fails + 1))
+		note "cycle $i: parked readlink: $(tr '\n' ' ' </tmp/uffd.out)"
+	fi
+	[ -e /sys/module/vfsfast ] && fails=$((fails + 1))
 	i=$((i + 1))
 done
 stop_checker
-t_eq "unload: ${VFSFAST_UNLOADS:-20} load/rmmod cycles under load" 0 $fails
+touch /tmp/fp.stop
+wait $reader_pid
+wait $fp_pid
+fprc=$?
+t_eq "unload: ${VFSFAST_UNLOADS:-20} cycles of load, enable all, park a readlink, rmmod under load ($busy EBUSY)" \
+	0 $fails
 t_eq "unload: readlink results stayed exact" "0 ok" "$checked"
+fpev=$(sed -n 's/^fanperm: events=//p' /tmp/fp.out)
+t_check "unload: the permission listener answered throughout ($fpev events, $(cat /tmp/fp.readers) reader rounds)" \
+	[ "$fprc" = 0 -a "${fpev:-0}" -gt 0 ]
+umount /tmp/fp
 
 # A task asleep inside the replacement (its copy_to_user() waits on a
 # userfaultfd) when rmmod comes: rmmod unhooks at once and then waits for
