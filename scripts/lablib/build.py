@@ -5,6 +5,8 @@ The module the guest loads is the one `dkms install` put into the chroot's
 DKMS packaging exactly as a user's `dkms install` does.
 """
 
+import fcntl
+import functools
 import glob
 import os
 import re
@@ -45,6 +47,17 @@ def copy_sources(dst):
             shutil.copy2(src, os.path.join(dst, name))
 
 
+def _exclusive(fn):
+    """One build at a time per chroot: two lab runs with different caches
+    may share chroots (symlinked), and their /tmp trees inside them."""
+    @functools.wraps(fn)
+    def locked(kernel, *args, **kwargs):
+        with open(os.path.join(debian.chroot_dir(kernel), ".vfsfast-build.lock"), "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            return fn(kernel, *args, **kwargs)
+    return locked
+
+
 def build_dir(kernel):
     d = os.path.join(util.cache_dir(), "build", debian.headers_release(kernel))
     os.makedirs(d, exist_ok=True)
@@ -69,6 +82,7 @@ def _remove_installed(kernel):
         os.unlink(old)
 
 
+@_exclusive
 def dkms_install(kernel):
     """`make dkms-install` (the README's command) in the chroot.
 
@@ -103,6 +117,7 @@ def dkms_install(kernel):
     return out, log
 
 
+@_exclusive
 def make_w1(kernel, extra=""):
     """Plain Kbuild build with W=1 (and anything in extra); returns (ok, log).
 
@@ -133,6 +148,7 @@ def system_map(kernel):
     return "/tmp/System.map"
 
 
+@_exclusive
 def vfsfast_check(kernel, args):
     """`scripts/vfsfast check ARGS` in the release's chroot: (rc, output)."""
     root = debian.chroot_dir(kernel)
@@ -145,6 +161,7 @@ def vfsfast_check(kernel, args):
     return rc, "\n".join(out[:-1])
 
 
+@_exclusive
 def make_install(kernel):
     """`make install` into the chroot's /lib/modules; returns (ok, log)."""
     root = debian.chroot_dir(kernel)

@@ -9,7 +9,7 @@ import tempfile
 from . import build, debian, ext4img, util, vm
 
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
-                  "fanperm"]
+                  "fanperm", "bpfentry"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 

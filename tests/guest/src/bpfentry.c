@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfentry: a BPF fentry program on a kernel function, with raw bpf(2).
+ *
+ * usage: bpfentry FUNC STOPFILE
+ *
+ * Finds FUNC in the kernel's BTF (/sys/kernel/btf/vmlinux), loads a
+ * BPF_TRACE_FENTRY program that counts its calls in an array map, and
+ * attaches it: the kernel builds a BPF trampoline and makes it the
+ * function's direct call, as bpftrace and libbpf tools do.  Prints
+ * "attached" and waits until STOPFILE exists, then prints "calls=N" and
+ * exits 0.  If the kernel refuses the program or the attachment, prints
+ * "refused: <step>: <errno name>" and exits 3.  Exits 2 on usage error or
+ * when the kernel has no BTF.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* The BTF type id of the FUNC named @name, or -1. */
+static int btf_func_id(const char *name)
+{
+	static char buf[16 << 20];
+	const struct btf_header *h = (const void *)buf;
+	const char *types, *strs;
+	ssize_t len = 0, n;
+	unsigned int off, id = 1;
+	int fd;
+
+	fd = open("/sys/kernel/btf/vmlinux", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + len, sizeof(buf) - len)) > 0)
+		len += n;
+	close(fd);
+	if (len < (ssize_t)sizeof(*h) || h->magic != BTF_MAGIC)
+		return -1;
+	types = buf + h->hdr_len + h->type_off;
+	strs = buf + h->hdr_len + h->str_off;
+	for (off = 0; off < h->type_len; id++) {
+		const struct btf_type *t = (const void *)(types + off);
+		unsigned int kind = BTF_INFO_KIND(t->info);
+		unsigned int vlen = BTF_INFO_VLEN(t->info);
+
+		if (kind == BTF_KIND_FUNC && !strcmp(strs + t->name_off, name))
+			return id;
+		off += sizeof(*t);
+		switch (kind) {
+		case BTF_KIND_INT: case BTF_KIND_VAR: case 17 /* DECL_TAG */:
+			off += 4;
+			break;
+		case BTF_KIND_ARRAY:
+			off += 12;
+			break;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
+		case 19 /* ENUM64 */:
+			off += 12 * vlen;
+			break;
+		case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
+			off += 8 * vlen;
+			break;
+		default:	/* PTR, FWD, TYPEDEF, qualifiers, FUNC, FLOAT, TYPE_TAG */
+			break;
+		}
+	}
+	return -1;
+}
+
+#define INSN(c, d, s, o, i) \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+			    .off = (o), .imm = (i) })
+
+int main(int argc, char **argv)
+{
+	static char log[65536];
+	union bpf_attr a;
+	int id, map, prog, link;
+	unsigned int key = 0;
+	unsigned long long calls = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: bpfentry FUNC STOPFILE\n");
+		return 2;
+	}
+	id = btf_func_id(argv[1]);
+	if (id < 0) {
+		printf("no BTF id for %s\n", argv[1]);
+		return 2;
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 1;
+	map = bpf(BPF_MAP_CREATE, &a);
+	if (map < 0) {
+		printf("refused: map: %s\n", strerrorname_np(errno));
+		return 3;
+	}
+	{
+		/* value = map_lookup_elem(map, &0); if (value) *value += 1 (atomic) */
+		struct bpf_insn insns[] = {
+			INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0),
+			INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map),
+			INSN(0, 0, 0, 0, 0),
+			INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
+			INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4),
+			INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+			INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 2, 0),
+			INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1),
+			INSN(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD),
+			INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+			INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		};
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_TRACING;
+		a.expected_attach_type = BPF_TRACE_FENTRY;
+		a.attach_btf_id = id;
+		a.insns = (unsigned long)insns;
+		a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+		a.license = (unsigned long)"GPL";
+		a.log_buf = (unsigned long)log;
+		a.log_size = sizeof(log);
+		a.log_level = 1;
+		prog = bpf(BPF_PROG_LOAD, &a);
+		if (prog < 0) {
+			printf("refused: load: %s\n", strerrorname_np(errno));
+			fprintf(stderr, "%s\n", log);
+			return 3;
+		}
+	}
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.prog_fd = prog;
+	link = bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+	if (link < 0) {
+		printf("refused: attach: %s\n", strerrorname_np(errno));
+		return 3;
+	}
+	printf("attached\n");
+	fflush(stdout);
+	while (access(argv[2], F_OK))
+		usleep(20000);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map;
+	a.key = (unsigned long)&key;
+	a.value = (unsigned long)&calls;
+	if (bpf(BPF_MAP_LOOKUP_ELEM, &a)) {
+		printf("lookup: %s\n", strerrorname_np(errno));
+		return 1;
+	}
+	printf("calls=%llu\n", calls);
+	return 0;
+}
