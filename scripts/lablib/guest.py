@@ -8,7 +8,9 @@ import tempfile
 
 from . import build, debian, ext4img, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas"]
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas", "abloop"]
+# vfsfast-ab runs in the guest as on a host: the script and its statistics.
+GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 
@@ -26,6 +28,8 @@ def guest_programs():
             util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
                       "-o", exe, c], quiet=True)
         progs[f"/lab/bin/{name}"] = exe
+    for name in GUEST_SCRIPTS:
+        progs[f"/lab/bin/{name}"] = os.path.join(util.repo_dir(), "scripts", name)
     return progs
 
 
