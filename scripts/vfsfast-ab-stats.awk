@@ -294,7 +294,7 @@ function analyse(mt, kind, key,    n, i, p, x, y, lr, xs, ys, m, sd, t, cv, need
 	}
 	R[key, "xmed"] = median(xs, n)
 	R[key, "ymed"] = median(ys, n)
-	R[key, "cv"] = sd * 100
+	R[key, "cv"] = n >= 2 ? sd * 100 : "nan"
 	if (eq) {
 		R[key, "p"] = "-"
 		R[key, "mark"] = "="
@@ -307,7 +307,7 @@ function analyse(mt, kind, key,    n, i, p, x, y, lr, xs, ys, m, sd, t, cv, need
 		R[key, "w"] = W_PLUS
 		R[key, "mark"] = pv < alpha ? "*" : "~"
 		eff = effect / 100
-		need = ceil(16 * (sd / eff) * (sd / eff))
+		need = n >= 2 ? ceil(16 * (sd / eff) * (sd / eff)) : 6
 		# fewer than 6 non-zero pairs can never give p < 0.05
 		if (need < 6)
 			need = 6
@@ -490,6 +490,11 @@ END {
 			key = mt SUBSEP kind
 			if (R[key, "n"] == 0 || R[key, "mark"] == "=")
 				continue
+			if (R[key, "n"] < 2) {
+				emit(sprintf("%s %s: 1 pair: no estimate of the noise", mt,
+					     kind == "AB" ? "on/off" : "A/A"))
+				continue
+			}
 			s = sprintf("%s %s: noise %.2f%% per pair (sd of log ratio); a %s%% effect needs " \
 				    "about %d pairs (16*(CV/effect)^2), this run has %d",
 				    mt, kind == "AB" ? "on/off" : "A/A", R[key, "cv"], effect,
