@@ -495,7 +495,7 @@ END {
 					     kind == "AB" ? "on/off" : "A/A"))
 				continue
 			}
-			s = sprintf("%s %s: noise %.2f%% per pair (sd of log ratio); a %s%% effect needs " \
+			s = sprintf("%s %s: noise %.3g%% per pair (sd of log ratio); a %s%% effect needs " \
 				    "about %d pairs (16*(CV/effect)^2), this run has %d",
 				    mt, kind == "AB" ? "on/off" : "A/A", R[key, "cv"], effect,
 				    R[key, "need"], R[key, "n"])

@@ -53,6 +53,13 @@ def split_output(text):
     return "\n".join(report), files, rc
 
 
+def progress(chunk):
+    """vfsfast-ab's progress lines, live, while the guest runs."""
+    for line in chunk.splitlines():
+        if line.startswith("vfsfast-ab: pair ") or line.startswith("vfsfast-ab: done"):
+            util.log(line)
+
+
 def main(kernel, args, icount=False, vcpus=1, out=None, load_args="", disk=False,
          timeout=900):
     if args and args[0] == "--":
@@ -67,11 +74,11 @@ def main(kernel, args, icount=False, vcpus=1, out=None, load_args="", disk=False
     smp = 1 if icount else vcpus
     mode = ("qemu TCG icount (guest ns = instructions), 1 vCPU" if icount else
             f"qemu TCG, {smp} vCPU{'s' if smp > 1 else ''}, wall time")
-    lab_desc = f"lab {kernel} ({debian.headers_release(kernel)}), {mode}"
+    lab_desc = f"kernel {kernel} ({debian.headers_release(kernel)}), {mode}"
     util.log(f"{kernel}: vfsfast-ab {' '.join(args)} ({mode})")
     res = guest.run_job(kernel, job_text(args, load_args, lab_desc), ko,
                         disk=guest.ext4_image() if disk else None, smp=smp,
-                        icount=icount, timeout=timeout)
+                        icount=icount, timeout=timeout, on_output=progress)
     report, files, rc = split_output(res.output)
     print(report.rstrip("\n"))
     if files:

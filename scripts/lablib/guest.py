@@ -67,7 +67,7 @@ def ext4_image():
 
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
-            env=None, keep_dir=None, mttcg=False, extra_files=None):
+            env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None):
     """Boot kernel with vfsfast's .ko and the test programs; run job text."""
     entries, opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
@@ -110,7 +110,8 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         genv.update(env or {})
         vm.build_initramfs(kernel, initrd, files, genv)
         return vm.boot(kernel, initrd, disk=disk.path if disk and not icount else None, smp=smp, icount=icount,
-                       timeout=timeout, keep_dir=keep_dir, mttcg=mttcg)
+                       timeout=timeout, keep_dir=keep_dir, mttcg=mttcg,
+                       on_output=on_output)
     finally:
         os.unlink(initrd)
         subprocess.call(["rm", "-rf", jobs_dir])
