@@ -184,9 +184,9 @@ def word_strlen_test():
     return ok, last if ok else f"rc={p.returncode}: {p.stdout[-300:]}"
 
 
-def ab_stats_test():
-    """vfsfast-ab's statistics on synthetic data with known answers."""
-    p = subprocess.run(["sh", os.path.join(util.repo_dir(), "tests/host/ab_stats_test.sh")],
+def host_sh_test(name):
+    """A tests/host/*.sh test ending in "N passed, N failed"."""
+    p = subprocess.run(["sh", os.path.join(util.repo_dir(), "tests/host", name)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        errors="replace")
     last = (p.stdout.strip().splitlines() or ["no output"])[-1]
@@ -203,10 +203,14 @@ def host_checks(tally):
     ok, summary = word_strlen_test()
     tally.record(ok, "word_strlen.h equals strlen() at every alignment and length "
                  "(tests/host/word_strlen_test.c)", summary)
-    ok, summary = ab_stats_test()
+    ok, summary = host_sh_test("ab_stats_test.sh")
     tally.record(ok, "vfsfast-ab statistics on synthetic data: no effect, known effect, "
                  "drift, icount equal/deterministic, exact and normal Wilcoxon "
                  "(tests/host/ab_stats_test.sh)", summary)
+    ok, summary = host_sh_test("ab_script_test.sh")
+    tally.record(ok, "vfsfast-ab under dash and busybox sh: bad input exits 2 and changes "
+                 "nothing, an enable without effect exits 1 with knobs put back "
+                 "(tests/host/ab_script_test.sh)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))
