@@ -5,7 +5,8 @@
 # make install         install into /lib/modules/<release>/updates and depmod,
 #                      the vfsfast and vfsfast-ab commands into $(SBINDIR),
 #                      vfsfast-ab's statistics into $(SHAREDIR) and its C
-#                      workloads (abloop, rlbench, built with $(CC)) into
+#                      workloads (abloop, rlbench, built with $(CC); ablat
+#                      for --latency where clang and libbpf-dev are) into
 #                      $(LIBEXECDIR)
 # make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
 #                      dkms add, build and install for KERNELRELEASE
@@ -44,6 +45,14 @@ install-scripts:
 	mkdir -p $(DESTDIR)$(LIBEXECDIR)
 	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/abloop tests/guest/src/abloop.c
 	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/rlbench tests/guest/src/rlbench.c
+	@if command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]; then \
+		echo "building ablat (vfsfast-ab --latency)"; \
+		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$$($(CC) -dumpmachine) \
+			-c tests/guest/src/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
+		$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat tests/guest/src/ablat.c -lbpf; \
+	else \
+		echo "note: clang or libbpf-dev missing: vfsfast-ab --latency will say it is unavailable"; \
+	fi
 
 dkms-install: install-scripts
 	-dkms remove -m vfsfast -v $(VERSION) --all

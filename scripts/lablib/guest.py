@@ -30,7 +30,29 @@ def guest_programs():
         progs[f"/lab/bin/{name}"] = exe
     for name in GUEST_SCRIPTS:
         progs[f"/lab/bin/{name}"] = os.path.join(util.repo_dir(), "scripts", name)
+    progs.update(latency_programs(src, out))
     return progs
+
+
+def latency_programs(src, out):
+    """vfsfast-ab --latency's helper (libbpf, static) and its BPF object,
+    where the host has clang and libbpf-dev; otherwise none, and
+    vfsfast-ab says in the guest that latency histograms are unavailable."""
+    import shutil
+    if not shutil.which("clang") or not os.path.exists("/usr/include/bpf/libbpf.h"):
+        return {}
+    obj = os.path.join(out, "ablat.bpf.o")
+    exe = os.path.join(out, "ablat")
+    bpf_c = os.path.join(src, "ablat.bpf.c")
+    c = os.path.join(src, "ablat.c")
+    if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(bpf_c):
+        util.run(["clang", "-O2", "-g", "-target", "bpf", "-D__TARGET_ARCH_x86",
+                  "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Werror", "-c", bpf_c,
+                  "-o", obj], quiet=True)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(c):
+        util.run(["gcc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", exe, c,
+                  "-lbpf", "-lelf", "-lz", "-lzstd"], quiet=True)
+    return {"/lab/bin/ablat": exe, "/lab/bin/ablat.bpf.o": obj}
 
 
 def abi_entries():

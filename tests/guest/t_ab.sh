@@ -116,6 +116,21 @@ t_ab_main() {
 	# gain: the verdicts are asserted in the icount guest (VFSFAST_AB_ICOUNT=1);
 	# here the run must complete and write everything.
 	ab_measure wall
+	# Latency histograms: 2 traced pairs of 2000 calls; rlbench makes
+	# 1000 more per run, so each arm counts 6000 readlink() calls, plus
+	# one per run that static glibc's start-up makes (/proc/self/exe).
+	vfsfast-ab -p 2 --aa 0 -w 0 -n 2000 --latency -o /tmp/ab-lat readlink -- readlink-tmpfs-100 \
+		>/tmp/ab-lat.out 2>&1
+	rc=$?
+	if [ -x /lab/bin/ablat ] && [ -r /sys/kernel/btf/vmlinux ]; then
+		t_eq "ab: --latency: readlink p50/p90/p99 off vs on, 6000 calls (+1 per run at start-up) each arm" \
+			"0 1" "$rc $(grep -c '^readlink  *6002 / 6002 ' /tmp/ab-lat/latency.txt 2>/dev/null)"
+		note "ab: $(grep '^syscall\|^readlink' /tmp/ab-lat/latency.txt | tr -s ' ' | tr '\n' ';')"
+	else
+		t_eq "ab: --latency without ablat or BTF: says so, carries on" "0 1" \
+			"$rc $(grep -c 'latency histograms: .*carrying on without them' /tmp/ab-lat.out)"
+	fi
+
 	# A workload that fails mid-run: the 7th run and later fail when they
 	# find the knob off; the knob was found on.
 	rm -f /tmp/flaky.n
