@@ -3,11 +3,12 @@
  * ablat.bpf.c: per-syscall latency histograms for vfsfast-ab --latency.
  *
  * raw_tp/sys_enter notes the time and syscall number per thread;
- * raw_tp/sys_exit adds the duration to hist[nr << 8 | bucket].  Only the
+ * raw_tp/sys_exit adds the duration to hist[nr << 12 | bucket].  Only the
  * workload is counted: the task whose tgid is cfg[0], and its children
  * and grandchildren (real_parent, read with CO-RE relocations, so one
- * object runs on every kernel with BTF).  Buckets: 4 per power of two,
- * bucket = 4 * log2(ns) + the next two bits.
+ * object runs on every kernel with BTF).  Buckets: 64 per power of two
+ * (1.6% wide), bucket = 64 * log2(ns) + the next six bits; below 64 ns
+ * every value has its own bucket.
  */
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -74,7 +75,9 @@ static __always_inline __u32 bucket(__u64 d)
 	if (v >> 4) { v >>= 4; l += 4; }
 	if (v >> 2) { v >>= 2; l += 2; }
 	if (v >> 1) { l += 1; }
-	return l * 4 + (l >= 2 ? (__u32)(d >> (l - 2)) & 3 : 0);
+	if (l >= 6)
+		return l * 64 + ((__u32)(d >> (l - 6)) & 63);
+	return l * 64 + (__u32)(d - (1ULL << l));
 }
 
 SEC("raw_tp/sys_enter")
@@ -100,7 +103,7 @@ int on_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!s)
 		return 0;
-	key = (s->nr & 0xffffff) << 8 | bucket(bpf_ktime_get_ns() - s->ts);
+	key = (s->nr & 0xfffff) << 12 | bucket(bpf_ktime_get_ns() - s->ts);
 	bpf_map_delete_elem(&starts, &id);
 	c = bpf_map_lookup_elem(&hist, &key);
 	if (c)

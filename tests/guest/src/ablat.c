@@ -7,7 +7,8 @@
  * Loads BPF_OBJECT (ablat.bpf.o: raw_tp/sys_enter and sys_exit), counts
  * the syscalls of COMMAND and its descendants, and after COMMAND exits
  * writes one line per histogram bucket to OUTFILE: "<nr> <bucket>
- * <count>", bucket = 4 * log2(ns) + the next two bits.  Exits with the
+ * <count>", bucket = 64 * log2(ns) + the next six bits (below 64 ns,
+ * 64 * log2(ns) + ns - 2^log2(ns)).  Exits with the
  * command's status (128 + signal if killed), or 3 when the BPF part
  * cannot be set up (message on stderr: no BTF, no permission, ...), in
  * which case the command is not run.
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(fd, &key, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &count))
-			fprintf(out, "%u %u %llu\n", next >> 8, next & 0xff,
+			fprintf(out, "%u %u %llu\n", next >> 12, next & 0xfff,
 				(unsigned long long)count);
 		key = next;
 	}
