@@ -3,7 +3,11 @@
 # make                 build against the running kernel
 # make KDIR=<headers>  build against any kernel headers tree
 # make install         install into /lib/modules/<release>/updates and depmod,
-#                      and the vfsfast command into $(SBINDIR)
+#                      the vfsfast and vfsfast-ab commands into $(SBINDIR),
+#                      vfsfast-ab's statistics into $(SHAREDIR) and its C
+#                      workloads (abloop, rlbench, built with $(CC); ablat
+#                      for --latency where clang and libbpf-dev are) into
+#                      $(LIBEXECDIR)
 # make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
 #                      dkms add, build and install for KERNELRELEASE
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
@@ -16,6 +20,9 @@ KERNELRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 KERNELS ?= 5.10 6.1 6.12 7.2
 SBINDIR ?= /usr/local/sbin
+LIBEXECDIR ?= /usr/local/libexec/vfsfast
+SHAREDIR ?= /usr/local/share/vfsfast
+CC ?= cc
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -33,6 +40,19 @@ install: modules install-scripts
 
 install-scripts:
 	install -D -m 0755 scripts/vfsfast $(DESTDIR)$(SBINDIR)/vfsfast
+	install -D -m 0755 scripts/vfsfast-ab $(DESTDIR)$(SBINDIR)/vfsfast-ab
+	install -D -m 0644 scripts/vfsfast-ab-stats.awk $(DESTDIR)$(SHAREDIR)/vfsfast-ab-stats.awk
+	mkdir -p $(DESTDIR)$(LIBEXECDIR)
+	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/abloop tests/guest/src/abloop.c
+	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/rlbench tests/guest/src/rlbench.c
+	@if command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]; then \
+		echo "building ablat (vfsfast-ab --latency)"; \
+		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$$($(CC) -dumpmachine) \
+			-c tests/guest/src/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
+		$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat tests/guest/src/ablat.c -lbpf; \
+	else \
+		echo "note: clang or libbpf-dev missing: vfsfast-ab --latency will say it is unavailable"; \
+	fi
 
 dkms-install: install-scripts
 	-dkms remove -m vfsfast -v $(VERSION) --all

@@ -17,7 +17,10 @@ from . import debian, util
 
 # What a DKMS source tree (and a release tarball) holds, and the command
 # that `make install` and `make dkms-install` put on the machine.
-SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include", "scripts/vfsfast"]
+SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include", "scripts/vfsfast",
+           "scripts/vfsfast-ab", "scripts/vfsfast-ab-stats.awk",
+           "tests/guest/src/abloop.c", "tests/guest/src/rlbench.c",
+           "tests/guest/src/ablat.c", "tests/guest/src/ablat.bpf.c"]
 _IGNORE = shutil.ignore_patterns("*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd",
                                  "generated", "*.order", "*.symvers", ".tmp*")
 
@@ -171,10 +174,17 @@ def make_install(kernel):
     script = (f"make -C /tmp/vfsfast-w1 install KERNELRELEASE={kver} "
               f"KDIR=/usr/src/linux-headers-{kver}")
     cmd = os.path.join(root, "usr/local/sbin/vfsfast")
-    if os.path.exists(cmd):
-        os.unlink(cmd)
+    # vfsfast-ab, its statistics and its C workloads come with it.
+    ab = [os.path.join(root, f) for f in (
+        "usr/local/sbin/vfsfast-ab", "usr/local/share/vfsfast/vfsfast-ab-stats.awk",
+        "usr/local/libexec/vfsfast/abloop", "usr/local/libexec/vfsfast/rlbench")]
+    for f in [cmd] + ab:
+        if os.path.exists(f):
+            os.unlink(f)
     p = _chroot_sh(root, script)
-    ok = p.returncode == 0 and bool(glob.glob(target + "*")) and os.access(cmd, os.X_OK)
+    ok = (p.returncode == 0 and bool(glob.glob(target + "*")) and os.access(cmd, os.X_OK)
+          and all(os.path.exists(f) for f in ab) and os.access(ab[0], os.X_OK)
+          and os.access(ab[2], os.X_OK))
     _remove_installed(kernel)
     return ok, p.stdout
 

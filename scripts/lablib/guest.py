@@ -9,7 +9,9 @@ import tempfile
 from . import build, debian, ext4img, util, vm
 
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
-                  "fanperm", "bpfentry"]
+                  "fanperm", "bpfentry", "abloop"]
+# vfsfast-ab runs in the guest as on a host: the script and its statistics.
+GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 
@@ -27,7 +29,31 @@ def guest_programs():
             util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
                       "-o", exe, c], quiet=True)
         progs[f"/lab/bin/{name}"] = exe
+    for name in GUEST_SCRIPTS:
+        progs[f"/lab/bin/{name}"] = os.path.join(util.repo_dir(), "scripts", name)
+    progs.update(latency_programs(src, out))
     return progs
+
+
+def latency_programs(src, out):
+    """vfsfast-ab --latency's helper (libbpf, static) and its BPF object,
+    where the host has clang and libbpf-dev; otherwise none, and
+    vfsfast-ab says in the guest that latency histograms are unavailable."""
+    import shutil
+    if not shutil.which("clang") or not os.path.exists("/usr/include/bpf/libbpf.h"):
+        return {}
+    obj = os.path.join(out, "ablat.bpf.o")
+    exe = os.path.join(out, "ablat")
+    bpf_c = os.path.join(src, "ablat.bpf.c")
+    c = os.path.join(src, "ablat.c")
+    if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(bpf_c):
+        util.run(["clang", "-O2", "-g", "-target", "bpf", "-D__TARGET_ARCH_x86",
+                  "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Werror", "-c", bpf_c,
+                  "-o", obj], quiet=True)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(c):
+        util.run(["gcc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", exe, c,
+                  "-lbpf", "-lelf", "-lz", "-lzstd"], quiet=True)
+    return {"/lab/bin/ablat": exe, "/lab/bin/ablat.bpf.o": obj}
 
 
 def abi_entries():
@@ -64,7 +90,7 @@ def ext4_image():
 
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
-            env=None, keep_dir=None, mttcg=False, extra_files=None):
+            env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None):
     """Boot kernel with vfsfast's .ko and the test programs; run job text."""
     entries, opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
@@ -107,7 +133,8 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         genv.update(env or {})
         vm.build_initramfs(kernel, initrd, files, genv)
         return vm.boot(kernel, initrd, disk=disk.path if disk and not icount else None, smp=smp, icount=icount,
-                       timeout=timeout, keep_dir=keep_dir, mttcg=mttcg)
+                       timeout=timeout, keep_dir=keep_dir, mttcg=mttcg,
+                       on_output=on_output)
     finally:
         os.unlink(initrd)
         subprocess.call(["rm", "-rf", jobs_dir])

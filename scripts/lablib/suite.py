@@ -12,7 +12,7 @@ import subprocess
 from . import build, debian, guest, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_livepatch",
-               "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress"]
+               "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
 
 
 class Lines:
@@ -120,7 +120,8 @@ def run_kernel(tally, kernel, disk, env, only=None):
                  f"[{kernel}] vfsfast check: headers that fail to build are exit 1, "
                  "with the reason", f"rc={rc}: {out[-300:]}")
     inst, log = build.make_install(kernel)
-    tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/, vfsfast in /usr/local/sbin",
+    tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/, vfsfast and vfsfast-ab in "
+                 "/usr/local/sbin, vfsfast-ab's statistics and C workloads in /usr/local",
                  "" if inst else log[-300:].replace("\n", " | "))
     ko, log = build.dkms_install(kernel)
     tally.record(ko is not None, f"[{kernel}] make dkms-install (dkms add/build/install)",
@@ -144,6 +145,13 @@ def run_kernel(tally, kernel, disk, env, only=None):
                         extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
+    if "t_ab" in tests:
+        # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
+        res = guest.run_job(kernel, "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n", ko, icount=True,
+                            env=env, keep_dir=os.path.join(log_dir(kernel), "ab-icount"),
+                            timeout=900)
+        util.log(f"{kernel}: vfsfast-ab icount guest finished in {res.seconds:.0f}s")
+        record_guest(tally, kernel, res, "vfsfast-ab icount")
 
 
 def style():
@@ -176,6 +184,18 @@ def word_strlen_test():
     return ok, last if ok else f"rc={p.returncode}: {p.stdout[-300:]}"
 
 
+def host_sh_test(name):
+    """A tests/host/*.sh test ending in "N passed, N failed"."""
+    p = subprocess.run(["sh", os.path.join(util.repo_dir(), "tests/host", name)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       errors="replace")
+    last = (p.stdout.strip().splitlines() or ["no output"])[-1]
+    m = re.match(r"(\d+) passed, (\d+) failed$", last)
+    ok = p.returncode == 0 and m is not None and int(m.group(1)) > 0 and m.group(2) == "0"
+    bad = [l for l in p.stdout.splitlines() if l.startswith("not ok")]
+    return ok, last if ok else f"rc={p.returncode}: {'; '.join(bad[:3]) or p.stdout[-300:]}"
+
+
 def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
@@ -183,6 +203,14 @@ def host_checks(tally):
     ok, summary = word_strlen_test()
     tally.record(ok, "word_strlen.h equals strlen() at every alignment and length "
                  "(tests/host/word_strlen_test.c)", summary)
+    ok, summary = host_sh_test("ab_stats_test.sh")
+    tally.record(ok, "vfsfast-ab statistics on synthetic data: no effect, known effect, "
+                 "drift, icount equal/deterministic, exact and normal Wilcoxon "
+                 "(tests/host/ab_stats_test.sh)", summary)
+    ok, summary = host_sh_test("ab_script_test.sh")
+    tally.record(ok, "vfsfast-ab under dash and busybox sh: bad input exits 2 and changes "
+                 "nothing, an enable without effect exits 1 with knobs put back "
+                 "(tests/host/ab_script_test.sh)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))

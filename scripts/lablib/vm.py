@@ -140,8 +140,11 @@ class Result:
 
 
 def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
-         append="", keep_dir=None, mttcg=False):
-    """Boot the kernel; always reaps qemu, whatever happens."""
+         append="", keep_dir=None, mttcg=False, on_output=None):
+    """Boot the kernel; always reaps qemu, whatever happens.
+
+    on_output: called with each new chunk of the job's output while the
+    guest runs (progress of long jobs)."""
     work = tempfile.mkdtemp(prefix="vfsfast-vm-")
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")
@@ -169,7 +172,23 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
     timed_out = False
     proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL)
     try:
-        proc.wait(timeout=timeout)
+        if on_output is None:
+            proc.wait(timeout=timeout)
+        else:
+            seen = 0
+            while proc.poll() is None:
+                if time.monotonic() - t0 > timeout:
+                    raise subprocess.TimeoutExpired(cmd, timeout)
+                time.sleep(1)
+                if os.path.exists(output):
+                    with open(output, errors="replace") as f:
+                        f.seek(seen)
+                        chunk = f.read()
+                    # whole lines only
+                    chunk = chunk[:chunk.rfind("\n") + 1]
+                    seen += len(chunk.encode(errors="replace"))
+                    if chunk:
+                        on_output(chunk)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:

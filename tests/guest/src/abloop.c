@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abloop: the built-in system-call loops of vfsfast-ab.
+ *
+ * usage: abloop pipe|eventfd|socket ITERATIONS
+ *        abloop sysfs-stat ITERATIONS [PATH]   stat() of a missing sysfs path
+ *        abloop sysfs-read ITERATIONS [PATH]   open/read/close of a sysfs file
+ *        abloop close-socket ITERATIONS NPROC  close(socket()) in NPROC processes
+ *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
+ *
+ * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
+ * (close-socket: wall time of the whole run divided by ITERATIONS, each of
+ * the NPROC processes doing ITERATIONS).  "time" prints runtime_s=<seconds>
+ * after the command has exited, and exits with the command's status (128 +
+ * signal when it was killed).  A failing call is exit 1 with the reason on
+ * stderr: a loop that fails measures nothing; 2 is a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WARMUP 1000
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: abloop pipe|eventfd|socket ITERATIONS\n"
+		"       abloop sysfs-stat ITERATIONS [PATH]\n"
+		"       abloop sysfs-read ITERATIONS [PATH]\n"
+		"       abloop close-socket ITERATIONS NPROC\n"
+		"       abloop time COMMAND [ARG...]\n");
+	exit(2);
+}
+
+static unsigned long parse_ulong(const char *s, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		usage();
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		usage();
+	return v;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "abloop: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t))
+		die("clock_gettime");
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* One write and one read through a pair of descriptors. */
+static void rw_loop(int wfd, int rfd, size_t len, unsigned long n)
+{
+	uint64_t v = 1;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (write(wfd, &v, len) != (ssize_t)len)
+			die("write");
+		if (read(rfd, &v, len) != (ssize_t)len)
+			die("read");
+	}
+}
+
+static void stat_loop(const char *path, unsigned long n)
+{
+	struct stat st;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (stat(path, &st) == 0) {
+			fprintf(stderr, "abloop: %s exists; sysfs-stat needs a missing path\n", path);
+			exit(1);
+		}
+		if (errno != ENOENT)
+			die(path);
+	}
+}
+
+static void read_loop(const char *path, unsigned long n)
+{
+	char buf[256];
+	unsigned long i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die(path);
+		if (read(fd, buf, sizeof(buf)) < 0)
+			die(path);
+		close(fd);
+	}
+}
+
+static void socket_loop(unsigned long n)
+{
+	unsigned long i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		if (fd < 0)
+			die("socket");
+		close(fd);
+	}
+}
+
+static int run_time(char **argv)
+{
+	double t0 = now_ns();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "abloop: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	fflush(stdout);
+	printf("runtime_s=%.6f\n", (now_ns() - t0) / 1e9);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode, *path = NULL;
+	unsigned long n, nproc = 1, i;
+	int fds[2], status, failed = 0;
+	double t0, t1;
+
+	if (argc < 3)
+		usage();
+	mode = argv[1];
+	if (!strcmp(mode, "time"))
+		return run_time(argv + 2);
+	n = parse_ulong(argv[2], ULONG_MAX / 4);
+	if (!strcmp(mode, "pipe") || !strcmp(mode, "eventfd") || !strcmp(mode, "socket")) {
+		size_t len = 1;
+
+		if (argc != 3)
+			usage();
+		if (mode[0] == 'p') {
+			if (pipe(fds))
+				die("pipe");
+		} else if (mode[0] == 'e') {
+			fds[0] = fds[1] = eventfd(0, 0);
+			if (fds[0] < 0)
+				die("eventfd");
+			len = 8;
+		} else if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds)) {
+			die("socketpair");
+		}
+		rw_loop(fds[1], fds[0], len, WARMUP);
+		t0 = now_ns();
+		rw_loop(fds[1], fds[0], len, n);
+		t1 = now_ns();
+	} else if (!strcmp(mode, "sysfs-stat") || !strcmp(mode, "sysfs-read")) {
+		int st = mode[6] == 's';
+
+		if (argc > 4)
+			usage();
+		path = argc == 4 ? argv[3] :
+		       st ? "/sys/kernel/no-such-vfsfast-ab-path" : "/sys/devices/system/cpu/online";
+		if (st)
+			stat_loop(path, WARMUP);
+		else
+			read_loop(path, WARMUP);
+		t0 = now_ns();
+		if (st)
+			stat_loop(path, n);
+		else
+			read_loop(path, n);
+		t1 = now_ns();
+	} else if (!strcmp(mode, "close-socket")) {
+		if (argc != 4)
+			usage();
+		nproc = parse_ulong(argv[3], 4096);
+		socket_loop(WARMUP);
+		t0 = now_ns();
+		for (i = 0; i < nproc; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid == 0) {
+				socket_loop(n);
+				_exit(0);
+			}
+		}
+		while (wait(&status) > 0)
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				failed = 1;
+		t1 = now_ns();
+		if (failed) {
+			fprintf(stderr, "abloop: a close-socket process failed\n");
+			return 1;
+		}
+	} else {
+		usage();
+	}
+	printf("ns_per_op=%.3f ops=%lu\n", (t1 - t0) / (double)n, n * nproc);
+	return 0;
+}
