@@ -11,7 +11,7 @@ from . import build, debian, ext4img, util, vm
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
                   "fanperm", "bpfentry", "abloop"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
-GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk"]
+GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 
@@ -90,7 +90,8 @@ def ext4_image():
 
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
-            env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None):
+            env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None,
+            append=""):
     """Boot kernel with vfsfast's .ko and the test programs; run job text."""
     entries, opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
@@ -134,7 +135,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         vm.build_initramfs(kernel, initrd, files, genv)
         return vm.boot(kernel, initrd, disk=disk.path if disk and not icount else None, smp=smp, icount=icount,
                        timeout=timeout, keep_dir=keep_dir, mttcg=mttcg,
-                       on_output=on_output)
+                       on_output=on_output, append=append)
     finally:
         os.unlink(initrd)
         subprocess.call(["rm", "-rf", jobs_dir])

@@ -11,7 +11,7 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_input", "t_readlink", "t_conflict", "t_livepatch",
+GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_conflict", "t_livepatch",
                "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
 
 
@@ -145,6 +145,13 @@ def run_kernel(tally, kernel, disk, env, only=None):
                         extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
+    if not only or "sig_enforce" in only:
+        # Secure Boot's lockdown enforces module signatures; the lab's DKMS
+        # build is unsigned, as a user's is until a MOK key is enrolled.
+        res = guest.run_job(kernel, ". /lab/sig_enforce.sh\n", ko, env=env,
+                            keep_dir=os.path.join(log_dir(kernel), "sig-enforce"),
+                            timeout=300, append="module.sig_enforce=1")
+        record_guest(tally, kernel, res, "module.sig_enforce=1 guest")
     if "t_ab" in tests:
         # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
         res = guest.run_job(kernel, "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n", ko, icount=True,

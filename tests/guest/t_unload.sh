@@ -7,6 +7,20 @@
 # draining (the only other allowed answer, EBUSY, never came here), the
 # parked readlink must return the exact link, and nothing may be left.
 
+# Starts a readlink() that faults on its userfaultfd buffer, inside the
+# replacement when the knob is on, and waits (up to 5 s) until it sleeps
+# there; /tmp/release lets it go.  Sets upid.
+park_readlink() {
+	rm -f /tmp/release /tmp/uffd.out
+	uffdrl /tmp/links/l0100 /tmp/release >/tmp/uffd.out 2>&1 &
+	upid=$!
+	j=0
+	while ! grep -q blocked /tmp/uffd.out && [ $j -lt 100 ]; do
+		sleep 0.05
+		j=$((j + 1))
+	done
+}
+
 mkdir -p /tmp/fp
 mount -t tmpfs none /tmp/fp
 echo data >/tmp/fp/f
@@ -36,14 +50,7 @@ fails=0
 busy=0
 while [ $i -lt "${VFSFAST_UNLOADS:-20}" ]; do
 	load_vfsfast enable=all || fails=$((fails + 1))
-	rm -f /tmp/release /tmp/uffd.out
-	uffdrl /tmp/links/l0100 /tmp/release >/tmp/uffd.out 2>&1 &
-	upid=$!
-	j=0
-	while ! grep -q blocked /tmp/uffd.out && [ $j -lt 100 ]; do
-		sleep 0.05
-		j=$((j + 1))
-	done
+	park_readlink
 	rmmod vfsfast 2>/tmp/rmmod.err &
 	rpid=$!
 	sleep 0.1
@@ -87,14 +94,7 @@ umount /tmp/fp
 # that task; once the fault is resolved the task finishes in vfsfast's
 # text with an exact result, and only then does the module go.
 load_vfsfast enable=readlink
-rm -f /tmp/release /tmp/uffd.out
-uffdrl /tmp/links/l0100 /tmp/release >/tmp/uffd.out 2>&1 &
-upid=$!
-i=0
-while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+park_readlink
 rmmod vfsfast &
 rpid=$!
 sleep 2

@@ -1,0 +1,20 @@
+# The vfsfast command's load: loads with the given parameters and prints
+# each optimization's status line; a parameter the module refuses is
+# refused with the kernel's reason and an explanation, exit 1.
+
+export PATH=$PATH:/lab/bin
+out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko enable=none \
+	${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} 2>&1)
+rc=$?
+t_eq "vfsfast load: loads, exit 0" 0 "$rc"
+t_eq "vfsfast load: prints each optimization's status" \
+	"readlink: inactive ($VFSFAST_EXPECT_UPSTREAM_READLINK upstream)" "$out"
+out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko 2>&1)
+t_eq "vfsfast load: already loaded is exit 0" "0 vfsfast: already loaded" \
+	"$? $(echo "$out" | head -n1)"
+rmmod vfsfast
+out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko enable=bogus 2>&1)
+rc=$?
+t_check "vfsfast load enable=bogus: refused with the kernel's reason, exit 1 ($rc: $(echo "$out" | head -n1))" \
+	[ "$rc" = 1 -a -n "$(echo "$out" | grep 'load refused: .*Invalid argument')" ]
+t_check "vfsfast load enable=bogus: nothing left loaded" [ ! -e /sys/module/vfsfast ]
