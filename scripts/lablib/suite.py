@@ -136,6 +136,9 @@ def run_kernel(tally, kernel, disk, env, only=None):
     job = "for VFSFAST_BACKEND in $VFSFAST_BACKENDS_EXPECT; do\n" + "".join(
         f'  t0=$(date +%s); . /lab/{t}.sh; note "$VFSFAST_BACKEND: {t}: $(($(date +%s) - t0))s"\n'
         for t in tests) + "done\n"
+    if not only or "sig_enforce" in only:
+        # Last: enforcement can be switched on at run time but never off.
+        job += "VFSFAST_BACKEND=\n. /lab/sig_enforce.sh\n"
     util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
              f"backends {' '.join(backends)}")
     extra = build.test_modules(kernel) if ok else {}
@@ -145,13 +148,6 @@ def run_kernel(tally, kernel, disk, env, only=None):
                         extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
-    if not only or "sig_enforce" in only:
-        # Secure Boot's lockdown enforces module signatures; the lab's DKMS
-        # build is unsigned, as a user's is until a MOK key is enrolled.
-        res = guest.run_job(kernel, ". /lab/sig_enforce.sh\n", ko, env=env,
-                            keep_dir=os.path.join(log_dir(kernel), "sig-enforce"),
-                            timeout=300, append="module.sig_enforce=1")
-        record_guest(tally, kernel, res, "module.sig_enforce=1 guest")
     if "t_ab" in tests:
         # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
         res = guest.run_job(kernel, "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n", ko, icount=True,
