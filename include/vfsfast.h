@@ -12,7 +12,9 @@
 #ifndef _VFSFAST_H
 #define _VFSFAST_H
 
+#include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fsnotify_backend.h>
 #include <linux/ftrace.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -127,6 +129,18 @@ struct vfsfast_opt {
 	const char *upstream;
 	/* Its counters: &vfsfast_stats_<name>, from VFSFAST_STATS(). */
 	struct vfsfast_stats __percpu *stats;
+	/*
+	 * Why the kernel it was built for cannot have it (the compat layer's
+	 * verdict), or NULL; the module loads and says so in status.
+	 */
+	const char *lacks;
+	/*
+	 * Never enabled by enable=auto: it changes what users can observe
+	 * (documented), so only an explicit request turns it on.
+	 */
+	bool opt_in;
+	/* Run time lookups it needs before it can be enabled; 0 or -errno. */
+	int (*setup)(struct vfsfast_opt *opt);
 
 	/* engine */
 	const char *unsupported;	/* reason, or NULL when supported */
@@ -194,5 +208,8 @@ void vfsfast_sysfs_exit(void);
 
 /* One struct vfsfast_opt per optimization file. */
 extern struct vfsfast_opt vfsfast_opt_readlink;
+extern struct vfsfast_opt vfsfast_opt_fsnotify;
+extern struct vfsfast_opt vfsfast_opt_fsnotify_parent;
+extern struct vfsfast_opt vfsfast_opt_pseudo_nonotify;
 
 #endif /* _VFSFAST_H */

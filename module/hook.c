@@ -118,7 +118,12 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 {
 	struct vfsfast_func *func;
 	const char *why;
+	int ret;
 
+	if (opt->lacks) {
+		vfsfast_set_reason(opt, "%s", opt->lacks);
+		return -ENOENT;
+	}
 	for (func = opt->funcs; func->old_name; func++) {
 		why = vfsfast_prepare_func(func);
 		if (why) {
@@ -127,7 +132,12 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 			return -ENOENT;
 		}
 	}
-	return 0;
+	ret = opt->setup ? opt->setup(opt) : 0;
+	if (ret) {
+		vfsfast_set_reason(opt, "setup failed: %d", ret);
+		vfsfast_opt_release(opt);
+	}
+	return ret;
 }
 
 void vfsfast_opt_release(struct vfsfast_opt *opt)

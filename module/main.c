@@ -16,6 +16,9 @@
 
 struct vfsfast_opt *vfsfast_opts[] = {
 	&vfsfast_opt_readlink,
+	&vfsfast_opt_fsnotify,
+	&vfsfast_opt_fsnotify_parent,
+	&vfsfast_opt_pseudo_nonotify,
 	NULL
 };
 
@@ -24,7 +27,7 @@ DEFINE_MUTEX(vfsfast_mutex);
 static char *enable = "auto";
 module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
-		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream), all, none, or a comma-separated list of names (readlink)");
+		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (readlink, fsnotify, fsnotify_parent, pseudo_nonotify)");
 
 static char *disable = "";
 module_param(disable, charp, 0444);
@@ -89,7 +92,8 @@ static int vfsfast_parse_params(bool *want, bool *off)
 	int i;
 
 	for (i = 0; vfsfast_opts[i]; i++) {
-		want[i] = !strcmp(enable, "auto") && !vfsfast_opts[i]->upstream;
+		want[i] = !strcmp(enable, "auto") && !vfsfast_opts[i]->upstream &&
+			  !vfsfast_opts[i]->opt_in;
 		off[i] = false;
 	}
 	if (strcmp(enable, "auto") && strcmp(enable, "none") &&

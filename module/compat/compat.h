@@ -222,4 +222,104 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 }
 #endif
 
+/* ---- fsnotify --------------------------------------------------------- */
+
+/*
+ * Whether anything on @sb is watched: inode, superblock or mount marks all
+ * count on the superblock they are on (a mount's is its mnt_sb).  Kernels
+ * without a count (before 5.15, unless backported) cannot answer cheaply:
+ * the fsnotify fast paths are unsupported there.
+ */
+#if defined(VFSFAST_HAVE_FSNOTIFY_SB_HAS_WATCHERS)
+#define VFSFAST_NO_SB_WATCH_COUNT NULL
+#define vfsfast_sb_watched(sb)	fsnotify_sb_has_watchers(sb)
+#elif defined(VFSFAST_HAVE_SB_FSNOTIFY_CONNECTORS)
+#define VFSFAST_NO_SB_WATCH_COUNT NULL
+#define vfsfast_sb_watched(sb)	(atomic_long_read(&(sb)->s_fsnotify_connectors) != 0)
+#else
+#define VFSFAST_NO_SB_WATCH_COUNT \
+	"kernel keeps no per-superblock watch count (s_fsnotify_connectors)"
+#define vfsfast_sb_watched(sb)	true
+#endif
+
+/*
+ * What the kernel already has: callers that check the superblock inline
+ * never call fsnotify() or __fsnotify_parent() for an unwatched one.
+ */
+#ifdef VFSFAST_HAVE_FSNOTIFY_UNGUARDED
+#define VFSFAST_UPSTREAM_FSNOTIFY	NULL
+#define VFSFAST_UPSTREAM_FSNOTIFY_INFO	"none"
+#else
+#define VFSFAST_UPSTREAM_FSNOTIFY \
+	"fsnotify.h helpers skip unwatched superblocks inline"
+#define VFSFAST_UPSTREAM_FSNOTIFY_INFO	"inline-superblock-check"
+#endif
+
+/*
+ * fsnotify()'s signature: since 5.9 the mask comes first and the inode an
+ * event is on is its own argument; 4.20-5.8 pass the inode to tell first.
+ * VFSFAST_FSNOTIFY_SB() is the superblock whose marks the stock function
+ * consults, or NULL where the data does not name one simply.
+ */
+#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
+#define VFSFAST_NO_FSNOTIFY NULL
+#define VFSFAST_FSNOTIFY_PARAMS						\
+	__u32 mask, const void *data, int data_type, struct inode *dir,	\
+	const struct qstr *file_name, struct inode *inode, u32 cookie
+#define VFSFAST_FSNOTIFY_ARGS	mask, data, data_type, dir, file_name, inode, cookie
+#ifdef VFSFAST_HAVE_FSNOTIFY_DATA_SB
+#define VFSFAST_FSNOTIFY_SB()	fsnotify_data_sb(data, data_type)
+#else
+#define VFSFAST_FSNOTIFY_SB()	((inode ?: dir) ? (inode ?: dir)->i_sb : NULL)
+#endif
+/* The inode the event is reported on must be on that superblock too. */
+#define VFSFAST_FSNOTIFY_ON_SB(sb)					\
+	((inode ?: dir) && (inode ?: dir)->i_sb == (sb) &&		\
+	 (!dir || dir->i_sb == (sb)))
+#elif defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
+#define VFSFAST_NO_FSNOTIFY NULL
+#define VFSFAST_FSNOTIFY_PARAMS						\
+	struct inode *to_tell, __u32 mask, const void *data, int data_type, \
+	const struct qstr *file_name, u32 cookie
+#define VFSFAST_FSNOTIFY_ARGS	to_tell, mask, data, data_type, file_name, cookie
+#define VFSFAST_FSNOTIFY_SB()	(to_tell->i_sb)
+#define VFSFAST_FSNOTIFY_ON_SB(sb)	true
+#else
+#define VFSFAST_NO_FSNOTIFY "unknown fsnotify() signature"
+#endif
+
+/* The superblock of an event's data where it names one simply, else NULL. */
+#ifdef VFSFAST_HAVE_FSNOTIFY_DATA_SB
+#define vfsfast_fsnotify_data_sb(data, data_type) fsnotify_data_sb(data, data_type)
+#else
+static inline struct super_block *vfsfast_fsnotify_data_sb(const void *data,
+							   int data_type)
+{
+	if (data_type == FSNOTIFY_EVENT_PATH)
+		return ((const struct path *)data)->dentry->d_sb;
+	if (data_type == FSNOTIFY_EVENT_INODE)
+		return ((const struct inode *)data)->i_sb;
+	return NULL;
+}
+#endif
+
+#ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
+#define VFSFAST_NO_FSNOTIFY_PARENT NULL
+#else
+#define VFSFAST_NO_FSNOTIFY_PARENT \
+	"no out-of-line __fsnotify_parent(dentry, mask, data, data_type) (5.8+)"
+#endif
+
+/*
+ * 6.14 gives pseudo files FMODE_NONOTIFY at birth (pipes and sockets get
+ * FMODE_NONOTIFY_PERM back, keeping their other events).
+ */
+#ifdef VFSFAST_HAVE_FILE_SET_FSNOTIFY_MODE
+#define VFSFAST_UPSTREAM_PSEUDO		"FMODE_NONOTIFY for pseudo files (file_set_fsnotify_mode)"
+#define VFSFAST_UPSTREAM_PSEUDO_INFO	"file_set_fsnotify_mode"
+#else
+#define VFSFAST_UPSTREAM_PSEUDO		NULL
+#define VFSFAST_UPSTREAM_PSEUDO_INFO	"none"
+#endif
+
 #endif /* _VFSFAST_COMPAT_H */

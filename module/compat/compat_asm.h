@@ -12,6 +12,8 @@
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
 
+#include "vfsfast_probes.h"
+
 /* Call-depth tracking (retbleed=stuff) arrived in 6.2. */
 #ifndef CALL_DEPTH_ACCOUNT
 #define CALL_DEPTH_ACCOUNT

@@ -14,22 +14,37 @@ from . import build, debian, guest, util
 
 MODES = ["off", "on", "passthrough"]
 
+# What each benchmark measures: the guest job's workload set (tests/guest/
+# bench.sh), the knobs it switches together, and the operation named in
+# the table's title.
+BENCHES = {
+    "readlink": ("readlink", "readlink", "readlink(), instructions per call"),
+    "fsnotify": ("io", "fsnotify fsnotify_parent",
+                 "small I/O (1-byte pwrite/pread, pipe and socket write+read, "
+                 "eventfd write+read), instructions per operation, knobs "
+                 "fsnotify and fsnotify_parent together"),
+    "pseudo_nonotify": ("io", "pseudo_nonotify",
+                        "small I/O, instructions per operation, knob pseudo_nonotify"),
+}
 
-def run_readlink(kernel, rounds, iterations, disk, backends=None):
+
+def run(kernel, opt, rounds, iterations, disk, backends=None):
     debian.ensure_kernel(kernel)
     ko, log = build.dkms_install(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
-    job = open(os.path.join(util.repo_dir(), "tests/guest/bench_readlink.sh")).read()
+    job = open(os.path.join(util.repo_dir(), "tests/guest/bench.sh")).read()
     offered = build.expected_backends(kernel)
     backends = [b for b in (backends or offered) if b in offered]
-    util.log(f"{kernel}: readlink benchmark, backends {' '.join(backends)}, "
+    workloads, knobs, _ = BENCHES[opt]
+    util.log(f"{kernel}: {opt} benchmark, backends {' '.join(backends)}, "
              f"{rounds} rounds x {iterations} calls")
     res = guest.run_job(kernel, job, ko, disk=disk, icount=True,
                         timeout=900 * max(1, len(backends)),
                         env={"BENCH_ROUNDS": str(rounds),
                              "BENCH_ITERATIONS": str(iterations),
-                             "BENCH_BACKENDS": " ".join(backends)})
+                             "BENCH_BACKENDS": " ".join(backends),
+                             "BENCH_OPT": workloads, "BENCH_KNOBS": knobs})
     if not res.clean:
         util.die(f"{kernel}: benchmark guest failed: completed={res.completed} "
                  f"console={res.bad_lines[:3]}\n{res.output[-2000:]}")
@@ -56,9 +71,14 @@ def summarize(vals):
     return med, spread
 
 
-def table(results, rounds, iterations):
+def _workload_key(w):
+    kind, _, size = w.partition("-")
+    return (kind, int(size) if size.isdigit() else 0)
+
+
+def table(results, rounds, iterations, opt="readlink"):
     lines = [
-        f"readlink(), instructions per call (qemu TCG, 1 vCPU, -icount shift=0; "
+        f"{BENCHES[opt][2]} (qemu TCG, 1 vCPU, -icount shift=0; "
         f"median of {rounds} interleaved rounds of {iterations} calls; spread = "
         f"(max-min)/median over the rounds)",
         "",
@@ -69,8 +89,7 @@ def table(results, rounds, iterations):
     for kernel, (data, status) in results.items():
         upstream = status.split()[-1] if status else "?"
         backends = sorted({b for b, _, _ in data}, key=lambda b: order.get(b, 9))
-        workloads = sorted({w for _, w, _ in data},
-                           key=lambda w: (w.split("-")[0], int(w.split("-")[1])))
+        workloads = sorted({w for _, w, _ in data}, key=_workload_key)
         for b in backends:
             for w in workloads:
                 off, s_off = summarize(data[(b, w, "off")])
@@ -91,10 +110,10 @@ def main(kernels, opt, rounds, iterations, out=None, backends=None):
     disk = guest.ext4_image()
     # Instruction counts do not depend on host load: run kernels side by side.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futs = {k: pool.submit(run_readlink, k, rounds, iterations, disk, backends)
+        futs = {k: pool.submit(run, k, opt, rounds, iterations, disk, backends)
                 for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
-    text = table(results, rounds, iterations)
+    text = table(results, rounds, iterations, opt)
     print(text)
     if out:
         with open(out, "w") as f:

@@ -9,7 +9,7 @@ import tempfile
 from . import build, debian, ext4img, util, vm
 
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
-                  "fanperm", "bpfentry", "abloop"]
+                  "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsnotify and fsnotify_parent: return at once when nothing can see the
+ * event (seed 000, Mel Gorman, 5.8, and the inline superblock checks that
+ * followed it in 5.15).
+ *
+ * Every inode, superblock and mount mark counts on the superblock it is
+ * on, so a superblock with a zero count has no mark that could receive
+ * the event: the stock functions would find none and return 0 after
+ * working out masks, parents and names.  Kernels whose <linux/fsnotify.h>
+ * helpers already test the count inline seldom call these functions for
+ * an unwatched superblock, so there the hooks cost a redirect and save
+ * next to nothing; status says so and enable=auto leaves them off.  On
+ * kernels without those checks (pre-5.8 code, or the lab's legacy kernel)
+ * every write, read, open and close of every file makes the calls.
+ *
+ * Anything the fast path cannot decide in a few loads goes to the stock
+ * function: a watched superblock, data on another superblock than the
+ * inode it is reported on, data that names no superblock (errors, mount
+ * namespace events), a parent that asked for its children's events, and
+ * any call while the kernel's fsnotify tracepoint is on, since the stock
+ * function would have reported it there.
+ */
+#include <linux/fs.h>
+#include <linux/fsnotify.h>
+#include <linux/fsnotify_backend.h>
+#include <linux/tracepoint.h>
+
+#include "vfsfast.h"
+
+VFSFAST_STATS(fsnotify);
+VFSFAST_STATS(fsnotify_parent);
+
+/* The kernel's fsnotify tracepoint (7.0+), or NULL. */
+static struct tracepoint *vfsfast_fsnotify_tp;
+
+static void vfsfast_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "fsnotify"))
+		vfsfast_fsnotify_tp = tp;
+}
+
+static int vfsfast_fsnotify_setup(struct vfsfast_opt *opt)
+{
+	for_each_kernel_tracepoint(vfsfast_find_tp, NULL);
+	return 0;
+}
+
+static __always_inline bool vfsfast_fsnotify_traced(void)
+{
+	struct tracepoint *tp = READ_ONCE(vfsfast_fsnotify_tp);
+
+	return tp && static_key_enabled(&tp->key);
+}
+
+#ifdef VFSFAST_FSNOTIFY_PARAMS
+static int vfsfast_fsnotify(VFSFAST_FSNOTIFY_PARAMS)
+{
+	struct super_block *sb;
+	int ret;
+
+	vfsfast_enter(fsnotify);
+	sb = VFSFAST_FSNOTIFY_SB();
+	if (likely(sb && !vfsfast_sb_watched(sb) && VFSFAST_FSNOTIFY_ON_SB(sb) &&
+		   !vfsfast_fsnotify_traced())) {
+		vfsfast_leave(fsnotify);
+		return 0;
+	}
+	vfsfast_fallback(fsnotify);
+	ret = vfsfast_stock_fsnotify(VFSFAST_FSNOTIFY_ARGS);
+	vfsfast_leave(fsnotify);
+	return ret;
+}
+
+static struct vfsfast_func vfsfast_fsnotify_funcs[] = {
+	{ VFSFAST_FUNC(fsnotify, fsnotify, vfsfast_fsnotify) },
+	{ }
+};
+#else
+static struct vfsfast_func vfsfast_fsnotify_funcs[] = { { } };
+#endif
+
+#ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
+static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,
+				     const void *data, int data_type)
+{
+	struct super_block *sb = dentry->d_sb;
+	int ret;
+
+	vfsfast_enter(fsnotify_parent);
+	if (likely(!(READ_ONCE(dentry->d_flags) & DCACHE_FSNOTIFY_PARENT_WATCHED) &&
+		   !vfsfast_sb_watched(sb) &&
+		   vfsfast_fsnotify_data_sb(data, data_type) == sb &&
+		   !vfsfast_fsnotify_traced())) {
+		vfsfast_leave(fsnotify_parent);
+		return 0;
+	}
+	vfsfast_fallback(fsnotify_parent);
+	ret = vfsfast_stock___fsnotify_parent(dentry, mask, data, data_type);
+	vfsfast_leave(fsnotify_parent);
+	return ret;
+}
+
+static struct vfsfast_func vfsfast_fsnotify_parent_funcs[] = {
+	{ VFSFAST_FUNC(__fsnotify_parent, __fsnotify_parent,
+		       vfsfast___fsnotify_parent) },
+	{ }
+};
+#else
+static struct vfsfast_func vfsfast_fsnotify_parent_funcs[] = { { } };
+#endif
+
+VFSFAST_OPT_INFO(fsnotify, "fsnotify", VFSFAST_UPSTREAM_FSNOTIFY_INFO);
+VFSFAST_OPT_INFO(fsnotify_parent, "__fsnotify_parent",
+		 VFSFAST_UPSTREAM_FSNOTIFY_INFO);
+
+struct vfsfast_opt vfsfast_opt_fsnotify = {
+	.name = "fsnotify",
+	.funcs = vfsfast_fsnotify_funcs,
+	.upstream = VFSFAST_UPSTREAM_FSNOTIFY,
+	.stats = &vfsfast_stats_fsnotify,
+	.lacks = VFSFAST_NO_FSNOTIFY ?: VFSFAST_NO_SB_WATCH_COUNT,
+	.setup = vfsfast_fsnotify_setup,
+};
+
+struct vfsfast_opt vfsfast_opt_fsnotify_parent = {
+	.name = "fsnotify_parent",
+	.funcs = vfsfast_fsnotify_parent_funcs,
+	.upstream = VFSFAST_UPSTREAM_FSNOTIFY,
+	.stats = &vfsfast_stats_fsnotify_parent,
+	.lacks = VFSFAST_NO_FSNOTIFY_PARENT ?: VFSFAST_NO_SB_WATCH_COUNT,
+	.setup = vfsfast_fsnotify_setup,
+};

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pseudo_nonotify: files with no lookup path never go through fsnotify
+ * (seed 002), with the semantics 6.14 settled on rather than the reverted
+ * 5.8 ones.
+ *
+ * 5.8's version gave every alloc_file_pseudo() file FMODE_NONOTIFY and was
+ * reverted: people watch pipes through /proc/<pid>/fd/<n>.  6.14 (Debian's
+ * 7.2) sets FMODE_NONOTIFY there again but gives pipes and sockets their
+ * normal events back (FMODE_NONOTIFY_PERM: only permission events are
+ * off).  So this keeps pipes and sockets untouched, and their permission
+ * events too, for which older kernels have no flag, and silences the
+ * rest: anonymous inodes (eventfd, timerfd, signalfd, epoll, io_uring,
+ * userfaultfd, ...), shmem files behind memfd, SysV shm and shared
+ * anonymous mappings, hugetlb, secretmem, aio and dma-buf files.  The one
+ * visible difference from a stock 5.10-6.12 kernel: a watch placed on such
+ * a file through /proc/<pid>/fd sees no events from the files opened
+ * while the knob is on, for as long as they stay open.  So enable=auto
+ * never turns it on.
+ *
+ * The mode is set before alloc_file_pseudo() returns, while the caller
+ * alone holds the file, as 6.14 does it.  Where the kernel already does
+ * this, the hook only calls the stock function, and costs what the
+ * redirect costs.
+ */
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+
+#include "vfsfast.h"
+
+VFSFAST_STATS(pseudo_nonotify);
+
+static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
+					      struct vfsmount *mnt,
+					      const char *name, int flags,
+					      const struct file_operations *fops)
+{
+	unsigned long magic = mnt->mnt_sb->s_magic;
+	struct file *file;
+
+	vfsfast_enter(pseudo_nonotify);
+	file = vfsfast_stock_alloc_file_pseudo(inode, mnt, name, flags, fops);
+	if (!VFSFAST_UPSTREAM_PSEUDO && !IS_ERR(file) &&
+	    magic != PIPEFS_MAGIC && magic != SOCKFS_MAGIC)
+		file->f_mode |= FMODE_NONOTIFY;
+	else
+		vfsfast_fallback(pseudo_nonotify);
+	vfsfast_leave(pseudo_nonotify);
+	return file;
+}
+
+static struct vfsfast_func vfsfast_pseudo_nonotify_funcs[] = {
+	{ VFSFAST_FUNC(alloc_file_pseudo, alloc_file_pseudo,
+		       vfsfast_alloc_file_pseudo) },
+	{ }
+};
+
+VFSFAST_OPT_INFO(pseudo_nonotify, "alloc_file_pseudo",
+		 VFSFAST_UPSTREAM_PSEUDO_INFO);
+
+struct vfsfast_opt vfsfast_opt_pseudo_nonotify = {
+	.name = "pseudo_nonotify",
+	.funcs = vfsfast_pseudo_nonotify_funcs,
+	.upstream = VFSFAST_UPSTREAM_PSEUDO,
+	.stats = &vfsfast_stats_pseudo_nonotify,
+	.opt_in = true,
+};
