@@ -53,32 +53,66 @@ static __always_inline bool vfsfast_fsnotify_traced(void)
 	return tp && static_key_enabled(&tp->key);
 }
 
-#ifdef VFSFAST_FSNOTIFY_PARAMS
-static int vfsfast_fsnotify(VFSFAST_FSNOTIFY_PARAMS)
+/*
+ * Whether nothing on @sb can see an event reported on @inode (the inode
+ * the stock function reports it on) and @dir: both must be on @sb, where
+ * every mark that could see it counts.
+ */
+static __always_inline bool vfsfast_fsnotify_unseen(struct super_block *sb,
+						    struct inode *inode,
+						    struct inode *dir)
 {
-	struct super_block *sb;
+	return sb && !vfsfast_sb_watched(sb) && inode && inode->i_sb == sb &&
+	       (!dir || dir->i_sb == sb) && !vfsfast_fsnotify_traced();
+}
+
+#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
+static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
+			    struct inode *dir, const struct qstr *file_name,
+			    struct inode *inode, u32 cookie)
+{
 	int ret;
 
 	vfsfast_enter(fsnotify);
-	sb = VFSFAST_FSNOTIFY_SB();
-	if (likely(sb && !vfsfast_sb_watched(sb) && VFSFAST_FSNOTIFY_ON_SB(sb) &&
-		   !vfsfast_fsnotify_traced())) {
+	/* A dirent event (no @inode) is reported on @dir. */
+	if (likely(vfsfast_fsnotify_unseen(vfsfast_fsnotify_data_sb(data, data_type),
+					   inode ?: dir, dir))) {
 		vfsfast_leave(fsnotify);
 		return 0;
 	}
 	vfsfast_fallback(fsnotify);
-	ret = vfsfast_stock_fsnotify(VFSFAST_FSNOTIFY_ARGS);
+	ret = vfsfast_stock_fsnotify(mask, data, data_type, dir, file_name,
+				     inode, cookie);
 	vfsfast_leave(fsnotify);
 	return ret;
 }
+#elif defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
+/* Compile-only: no lab kernel has this signature. */
+static int vfsfast_fsnotify(struct inode *to_tell, __u32 mask,
+			    const void *data, int data_type,
+			    const struct qstr *file_name, u32 cookie)
+{
+	int ret;
+
+	vfsfast_enter(fsnotify);
+	if (likely(vfsfast_fsnotify_unseen(to_tell->i_sb, to_tell, NULL))) {
+		vfsfast_leave(fsnotify);
+		return 0;
+	}
+	vfsfast_fallback(fsnotify);
+	ret = vfsfast_stock_fsnotify(to_tell, mask, data, data_type, file_name,
+				     cookie);
+	vfsfast_leave(fsnotify);
+	return ret;
+}
+#endif
 
 static struct vfsfast_func vfsfast_fsnotify_funcs[] = {
+#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST) || defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
 	{ VFSFAST_FUNC(fsnotify, fsnotify, vfsfast_fsnotify) },
+#endif
 	{ }
 };
-#else
-static struct vfsfast_func vfsfast_fsnotify_funcs[] = { { } };
-#endif
 
 #ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
 static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,

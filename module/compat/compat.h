@@ -258,32 +258,10 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 /*
  * fsnotify()'s signature: since 5.9 the mask comes first and the inode an
  * event is on is its own argument; 4.20-5.8 pass the inode to tell first.
- * VFSFAST_FSNOTIFY_SB() is the superblock whose marks the stock function
- * consults, or NULL where the data does not name one simply.
+ * opt_fsnotify.c defines its replacement for whichever the probes found.
  */
-#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
+#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST) || defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
 #define VFSFAST_NO_FSNOTIFY NULL
-#define VFSFAST_FSNOTIFY_PARAMS						\
-	__u32 mask, const void *data, int data_type, struct inode *dir,	\
-	const struct qstr *file_name, struct inode *inode, u32 cookie
-#define VFSFAST_FSNOTIFY_ARGS	mask, data, data_type, dir, file_name, inode, cookie
-#ifdef VFSFAST_HAVE_FSNOTIFY_DATA_SB
-#define VFSFAST_FSNOTIFY_SB()	fsnotify_data_sb(data, data_type)
-#else
-#define VFSFAST_FSNOTIFY_SB()	((inode ?: dir) ? (inode ?: dir)->i_sb : NULL)
-#endif
-/* The inode the event is reported on must be on that superblock too. */
-#define VFSFAST_FSNOTIFY_ON_SB(sb)					\
-	((inode ?: dir) && (inode ?: dir)->i_sb == (sb) &&		\
-	 (!dir || dir->i_sb == (sb)))
-#elif defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
-#define VFSFAST_NO_FSNOTIFY NULL
-#define VFSFAST_FSNOTIFY_PARAMS						\
-	struct inode *to_tell, __u32 mask, const void *data, int data_type, \
-	const struct qstr *file_name, u32 cookie
-#define VFSFAST_FSNOTIFY_ARGS	to_tell, mask, data, data_type, file_name, cookie
-#define VFSFAST_FSNOTIFY_SB()	(to_tell->i_sb)
-#define VFSFAST_FSNOTIFY_ON_SB(sb)	true
 #else
 #define VFSFAST_NO_FSNOTIFY "unknown fsnotify() signature"
 #endif

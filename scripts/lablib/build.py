@@ -236,15 +236,37 @@ def expected_backends(kernel):
     return out + ["ftrace"]
 
 
-def upstream_readlink(kernel):
-    """What the kernel's own headers say about symlink length caching.
-
-    A plain grep, independent of the module's compile probe, so a test can
-    compare the two.
-    """
+def _common_header(kernel, rel):
+    """Text of include/<rel> in a kernel's headers ("" if absent)."""
     kver = debian.headers_release(kernel)
     common = glob.glob(os.path.join(debian.chroot_dir(kernel), "usr/src",
                                     f"linux-headers-{kver.rsplit('-', 1)[0]}-common",
-                                    "include/linux/fs.h"))
-    text = open(common[0]).read() if common else ""
+                                    "include", rel))
+    return open(common[0]).read() if common else ""
+
+
+# What each optimization's status line 2 says when the headers show the
+# kernel has it: plain greps, independent of the module's compile probes,
+# so that a test can compare the two.
+UPSTREAM_FSNOTIFY = "fsnotify.h helpers skip unwatched superblocks inline"
+UPSTREAM_PSEUDO = "FMODE_NONOTIFY for pseudo files (file_set_fsnotify_mode)"
+
+
+def upstream_readlink(kernel):
+    """What the kernel's own headers say about symlink length caching."""
+    text = _common_header(kernel, "linux/fs.h")
     return "IOP_CACHED_LINK" if re.search(r"#define\s+IOP_CACHED_LINK\b", text) else "none"
+
+
+def upstream_fsnotify(kernel):
+    """Whether fsnotify.h's inline fsnotify_parent() checks the superblock."""
+    text = _common_header(kernel, "linux/fsnotify.h")
+    m = re.search(r"static inline int fsnotify_parent\(.*?\n}", text, re.S)
+    body = m.group(0) if m else ""
+    return UPSTREAM_FSNOTIFY if re.search(
+        r"s_fsnotify_connectors\)\s*==\s*0|fsnotify_sb_has_watchers\(", body) else "none"
+
+
+def upstream_pseudo(kernel):
+    text = _common_header(kernel, "linux/fs.h")
+    return UPSTREAM_PSEUDO if "file_set_fsnotify_mode" in text else "none"

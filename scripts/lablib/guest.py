@@ -122,6 +122,8 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_VERSION": build.version(),
             "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
             "VFSFAST_EXPECT_UPSTREAM_READLINK": build.upstream_readlink(kernel),
+            "VFSFAST_EXPECT_UPSTREAM_FSNOTIFY": build.upstream_fsnotify(kernel),
+            "VFSFAST_EXPECT_UPSTREAM_PSEUDO": build.upstream_pseudo(kernel),
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
             "VFSFAST_ABI_OPTS": " ".join(opts),
         }
