@@ -59,7 +59,7 @@ static struct vfsfast_func vfsfast_pseudo_nonotify_funcs[] = {
 };
 
 VFSFAST_OPT_INFO(pseudo_nonotify, "alloc_file_pseudo",
-		 VFSFAST_UPSTREAM_PSEUDO_INFO);
+		 VFSFAST_UPSTREAM_PSEUDO_INFO " opt-in=yes");
 
 struct vfsfast_opt vfsfast_opt_pseudo_nonotify = {
 	.name = "pseudo_nonotify",

@@ -1,9 +1,10 @@
 # External validators: Debian's stress-ng (the release's own build) runs
 # its inotify, fanotify, dnotify, symlink (with --verify: it checks what
-# readlink() returns), sysfs, dentry and pipe stressors while the readlink
-# knob flips on and off as fast as it can and the checker runs.  Every
-# stressor must pass (stress-ng exits 0), results stay exact, and the
-# console stays clean.
+# readlink() returns), sysfs, dentry and pipe stressors while every knob
+# (readlink, and the fsnotify ones, whose events the inotify, fanotify and
+# dnotify stressors check) flips on and off as fast as it can and the
+# checker runs.  Every stressor must pass (stress-ng exits 0), results
+# stay exact, and the console stays clean.
 
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
 export PATH=$PATH:/usr/bin
@@ -11,14 +12,15 @@ if ! stress-ng --version >/dev/null 2>&1; then
 	t_fail "stress-ng runs in the guest" "$(stress-ng --version 2>&1 | head -n1)"
 	return 0 2>/dev/null || exit 0
 fi
-load_vfsfast enable=readlink
+KNOBS="readlink fsnotify fsnotify_parent pseudo_nonotify"
+load_vfsfast enable=all
 start_checker
 rm -f /tmp/stop_flip /tmp/flips
 (
 	n=0
 	while [ ! -f /tmp/stop_flip ]; do
-		set_knob readlink 0
-		set_knob readlink 1
+		for k in $KNOBS; do set_knob $k 0; done
+		for k in $KNOBS; do set_knob $k 1; done
 		n=$((n + 2))
 	done
 	echo $n >/tmp/flips
@@ -29,14 +31,14 @@ for s in inotify fanotify dnotify symlink sysfs dentry pipe; do
 	out=$(cd /tmp/stress && stress-ng --$s 2 --timeout "${VFSFAST_STRESS_S:-10}" \
 		--verify --temp-path /tmp/stress 2>&1)
 	rc=$?
-	t_eq "stress-ng --$s 2 for ${VFSFAST_STRESS_S:-10}s, readlink flipping: passes" 0 "$rc"
+	t_eq "stress-ng --$s 2 for ${VFSFAST_STRESS_S:-10}s, all knobs flipping: passes" 0 "$rc"
 	[ "$rc" = 0 ] || note "stress-ng --$s: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
 done
 touch /tmp/stop_flip
 wait $flipper
 stop_checker
 t_eq "stress-ng: readlink results exact throughout" "0 ok" "$checked"
-t_check "stress-ng: the knob flipped throughout ($(cat /tmp/flips) flips)" \
+t_check "stress-ng: the knobs flipped throughout ($(cat /tmp/flips) flips each)" \
 	[ "$(cat /tmp/flips)" -gt 0 ]
-set_knob readlink 0
+for k in $KNOBS; do set_knob $k 0; done
 rmmod vfsfast
