@@ -45,11 +45,11 @@ evd_run() {
 		echo "mount $evd_fs failed" >$EVD/$evd_r.err
 		return
 	fi
-	t0=$(evd_now)
+	evd_t0=$(evd_now)
 	evdiff --seed "$evd_seed" --ops "$evd_ops" --dir $EVD/mnt --fs-marks \
 		--out $EVD/$evd_r.out "$@" 2>$EVD/$evd_r.err
 	echo $? >$EVD/$evd_r.rc
-	echo $(($(evd_now) - t0)) >$EVD/$evd_r.cs
+	echo $(($(evd_now) - evd_t0)) >$EVD/$evd_r.cs
 	evd_umount
 }
 
@@ -79,7 +79,7 @@ evdiff_pair() {
 			continue
 		fi
 		cs=$(($(cat $EVD/A.cs) + $(cat $EVD/B.cs)))
-		note "$label $fs: $(cat $EVD/A.err); A+B ${cs}0 ms," \
+		note "${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$label $fs: $(cat $EVD/A.err); A+B ${cs}0 ms," \
 			"$((evd_ops * 200 / (cs > 0 ? cs : 1))) ops/s," \
 			"$(wc -c <$EVD/A.out) bytes each; refused:" \
 			"$(sed -n 's/.*fan.* = \(E[A-Z]*\)$/\1/p' $EVD/A.out |
