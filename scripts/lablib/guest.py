@@ -9,7 +9,7 @@ import tempfile
 from . import build, debian, ext4img, util, vm
 
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
-                  "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch"]
+                  "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch", "evdiff"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
@@ -89,6 +89,30 @@ def ext4_image():
     return Disk(path, links + ext4img.NON_LINKS)
 
 
+_evdiff_image = None
+
+
+def evdiff_image():
+    """An empty ext4 image, gzipped (the initramfs is not compressed; the
+    guest unpacks a fresh copy for each t_evdiff run).  One per lab
+    process, removed when it exits."""
+    global _evdiff_image
+    if _evdiff_image:
+        return _evdiff_image
+    img = os.path.join(util.cache_dir(), f"evdiff-ext4.{os.getpid()}.img")
+    util.run(["rm", "-f", img, img + ".gz"])
+    with open(img, "wb") as f:
+        f.truncate(16 << 20)
+    # Inode tables and journal written now: no lazy init in the guest.
+    util.run(["mkfs.ext4", "-q", "-F", "-E",
+              "root_owner=0:0,lazy_itable_init=0,lazy_journal_init=0", img],
+             quiet=True)
+    util.run(["gzip", "-n", img], quiet=True)
+    _evdiff_image = img + ".gz"
+    atexit.register(lambda: os.path.exists(_evdiff_image) and os.unlink(_evdiff_image))
+    return _evdiff_image
+
+
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None,
             append=""):
@@ -115,6 +139,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
                 f.write("".join(f"/mnt/ext4/{e}\n" for e in disk.entries))
             files["/lab/ext4.list"] = list_path
         files["/lab/vfsfast.ko"] = ko
+        files["/lab/evdiff-ext4.img.gz"] = evdiff_image()
         files.update(extra_files or {})
         genv = {
             "VFSFAST_KVER": debian.headers_release(kernel),

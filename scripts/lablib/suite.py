@@ -11,8 +11,8 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_conflict", "t_livepatch",
-               "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
+GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_conflict",
+               "t_livepatch", "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
 
 
 class Lines:
@@ -221,6 +221,10 @@ def host_checks(tally):
     tally.record(ok, "vfsfast-ab under dash and busybox sh: bad input exits 2 and changes "
                  "nothing, an enable without effect exits 1 with knobs put back "
                  "(tests/host/ab_script_test.sh)", summary)
+    ok, summary = host_sh_test("evdiff_test.sh")
+    tally.record(ok, "evdiff: command line; the same seed twice is byte-identical, with "
+                 "events of every kind the host allows; another seed or one event left "
+                 "out differs (tests/host/evdiff_test.sh)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))

@@ -1,0 +1,109 @@
+# fsnotify event streams, run A against run B: evdiff performs the same
+# seeded operations twice, each time in a fresh filesystem, under inotify,
+# fanotify (notification and permission groups, with and without file
+# handles, inode, mount and filesystem marks) and dnotify watches, and the
+# two recordings must be byte-identical.
+#
+# evdiff_pair LABEL SETUP_B [RESTORE [EVDIFF_OPTION...]]
+#   runs A as found, then SETUP_B (e.g. "set_knob fsnotify 1"), run B, then
+#   RESTORE; both on a fresh tmpfs and on a fresh ext4 (the empty image
+#   the lab ships, unpacked anew), each mounted at /tmp/evd/mnt and given to
+#   evdiff as D with --fs-marks.  With SETUP_B ":" it is an A/A pair: the
+#   baseline that proves the recording is reproducible on this kernel.
+#   VFSFAST_EVDIFF_OPS (profile) and VFSFAST_EVDIFF_SEED set the size and
+#   the seed.
+
+EVD=/tmp/evd
+
+evd_mount() { # FS: a fresh filesystem at $EVD/mnt
+	mkdir -p $EVD/mnt
+	case $1 in
+	tmpfs) mount -t tmpfs -o size=64m evdiff $EVD/mnt ;;
+	ext4)
+		gunzip -c /lab/evdiff-ext4.img.gz >$EVD/ext4.img &&
+			mount -t ext4 -o loop $EVD/ext4.img $EVD/mnt ;;
+	esac
+}
+
+evd_umount() {
+	umount $EVD/mnt
+	rm -f $EVD/ext4.img
+}
+
+evd_now() { # centiseconds since boot
+	read -r up _ </proc/uptime
+	echo "${up%.*}${up#*.}"
+}
+
+# evd_run FS RUN OPTIONS...: one recording; leaves $EVD/RUN.out, RUN.err,
+# RUN.rc and RUN.cs (centiseconds)
+evd_run() {
+	evd_fs=$1 evd_r=$2
+	shift 2
+	if ! evd_mount "$evd_fs"; then
+		echo 1 >$EVD/$evd_r.rc
+		echo "mount $evd_fs failed" >$EVD/$evd_r.err
+		return
+	fi
+	evd_t0=$(evd_now)
+	evdiff --seed "$evd_seed" --ops "$evd_ops" --dir $EVD/mnt --fs-marks \
+		--out $EVD/$evd_r.out "$@" 2>$EVD/$evd_r.err
+	echo $? >$EVD/$evd_r.rc
+	echo $(($(evd_now) - evd_t0)) >$EVD/$evd_r.cs
+	evd_umount
+}
+
+# evd_count KIND FILE: the count the summary line gives for KIND
+evd_count() {
+	sed -n "s/^evdiff: seed .*[ (]$1 \([0-9]*\).*/\1/p" "$2"
+}
+
+evdiff_pair() {
+	label=$1 setup_b=$2 restore=${3:-:}
+	shift 2
+	[ $# -gt 0 ] && shift
+	evd_seed=${VFSFAST_EVDIFF_SEED:-1}
+	evd_ops=${VFSFAST_EVDIFF_OPS:-20000}
+	rm -rf $EVD
+	mkdir -p $EVD
+	for fs in tmpfs ext4; do
+		evd_name="evdiff $label, $fs, seed $evd_seed, $evd_ops ops"
+		evd_run $fs A "$@"
+		eval "$setup_b"
+		evd_run $fs B "$@"
+		eval "$restore"
+		rcs="$(cat $EVD/A.rc) $(cat $EVD/B.rc)"
+		if [ "$rcs" != "0 0" ]; then
+			t_fail "$evd_name: runs A and B complete" \
+				"exit $rcs: $(cat $EVD/A.err $EVD/B.err | head -n 4 | tr '\n' ' ')"
+			continue
+		fi
+		cs=$(($(cat $EVD/A.cs) + $(cat $EVD/B.cs)))
+		note "${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$label $fs: $(cat $EVD/A.err); A+B ${cs}0 ms," \
+			"$((evd_ops * 200 / (cs > 0 ? cs : 1))) ops/s," \
+			"$(wc -c <$EVD/A.out) bytes each; refused:" \
+			"$(sed -n 's/.*fan.* = \(E[A-Z]*\)$/\1/p' $EVD/A.out |
+				grep -v -e ENOENT -e ENOTDIR | sort | uniq -c |
+				tr -s ' \n' ' ')"
+		if cmp -s $EVD/A.out $EVD/B.out; then
+			t_ok "$evd_name: runs A and B byte-identical"
+		else
+			t_fail "$evd_name: runs A and B byte-identical" \
+				"$(diff $EVD/A.out $EVD/B.out | head -n 6 | tr '\n' '|')"
+		fi
+		for kind in inotify fanotify permission dnotify; do
+			t_check "$evd_name: $kind events recorded" \
+				[ "$(evd_count $kind $EVD/A.err)" -gt 0 ]
+		done
+		# tmpfs has had an fsid (which file handles need) only since 6.7.
+		if [ $fs = ext4 ]; then
+			t_check "$evd_name: events with file handles recorded" \
+				[ "$(evd_count fid $EVD/A.err)" -gt 0 ]
+		fi
+	done
+	rm -rf $EVD
+}
+
+load_vfsfast enable=none
+evdiff_pair "A/A (no knob changed)" :
+unload_vfsfast
