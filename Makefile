@@ -12,6 +12,10 @@
 #                      dkms add, build and install for KERNELRELEASE
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
 #                      PROFILE=ci for CI's shorter stress loops)
+# make check-legacy    the test suite on the lab-built legacy kernel (6.1 with
+#                      fsnotify as before 5.8; built on first use, ~30 min),
+#                      PROFILE=ci unless PROFILE is given
+# make legacy-kernel   only build (or find cached) the legacy kernel
 # make bench           the readlink benchmark in the qemu lab
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
@@ -69,6 +73,14 @@ clean:
 check:
 	$(LAB) test --kernels "$(KERNELS)" --profile $(PROFILE)
 
+# Not part of `check` nor of .ci/run: building the kernel does not fit CI's
+# time budget next to the four Debian kernels.
+check-legacy:
+	$(LAB) test --kernels legacy --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
+
+legacy-kernel:
+	$(LAB) setup --kernels legacy
+
 bench:
 	$(LAB) bench readlink --kernels "$(KERNELS)"
 
@@ -78,4 +90,5 @@ demo:
 style:
 	$(LAB) style
 
-.PHONY: all modules install install-scripts dkms-install clean check bench demo style
+.PHONY: all modules install install-scripts dkms-install clean check check-legacy \
+	legacy-kernel bench demo style

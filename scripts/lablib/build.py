@@ -5,6 +5,7 @@ The module the guest loads is the one `dkms install` put into the chroot's
 DKMS packaging exactly as a user's `dkms install` does.
 """
 
+import contextlib
 import fcntl
 import functools
 import glob
@@ -67,10 +68,19 @@ def build_dir(kernel):
     return d
 
 
-def _chroot_sh(root, script):
-    """Run a shell script in a chroot; returns the CompletedProcess (never dies)."""
-    with debian.mounted(root):
-        return subprocess.run(["chroot", root, "/bin/sh", "-ec", script],
+def _tmp(kernel, name):
+    """A work path in /tmp of the kernel's chroot, per kernel: 6.1 and
+    legacy share the bookworm chroot."""
+    return f"/tmp/{name}-{kernel}"
+
+
+def _chroot_sh(kernel, script):
+    """Run a shell script in the kernel's chroot; returns the
+    CompletedProcess (never dies)."""
+    root = debian.chroot_dir(kernel)
+    # The legacy kernel's command mounts what it needs privately.
+    with contextlib.nullcontext() if debian.is_built(kernel) else debian.mounted(root):
+        return subprocess.run(debian.chroot_argv(kernel, script),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, errors="replace",
                               env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
@@ -94,12 +104,13 @@ def dkms_install(kernel):
     """
     root = debian.chroot_dir(kernel)
     kver = debian.headers_release(kernel)
-    copy_sources(os.path.join(root, "tmp/vfsfast-src"))
+    src = _tmp(kernel, "vfsfast-src")
+    copy_sources(os.path.join(root, src.lstrip("/")))
     _remove_installed(kernel)
     # A previous interrupted run may have left DKMS state behind.
     script = (f"rm -rf /var/lib/dkms/vfsfast; "
-              f"make -C /tmp/vfsfast-src dkms-install KERNELRELEASE={kver}")
-    p = _chroot_sh(root, script)
+              f"make -C {src} dkms-install KERNELRELEASE={kver}")
+    p = _chroot_sh(kernel, script)
     log = p.stdout
     ver = version()
     if p.returncode != 0:
@@ -129,16 +140,19 @@ def make_w1(kernel, extra=""):
     """
     root = debian.chroot_dir(kernel)
     kver = debian.headers_release(kernel)
-    tree = os.path.join(root, "tmp/vfsfast-w1")
+    w1 = _tmp(kernel, "vfsfast-w1")
+    tree = os.path.join(root, w1.lstrip("/"))
     copy_sources(tree)
     shutil.copytree(os.path.join(util.repo_dir(), "tests/modules"),
                     os.path.join(tree, "tests/modules"), ignore=_IGNORE)
     kdir = f"/usr/src/linux-headers-{kver}"
+    out = _tmp(kernel, "vfsfast-testmods")
     # Through the top-level Makefile, as `make KDIR=...` in the README.
-    script = (f"make -C /tmp/vfsfast-w1 KDIR={kdir} W=1 {extra} && "
-              f"make -C {kdir} M=/tmp/vfsfast-w1/tests/modules modules && "
-              f"cp {' '.join('/tmp/vfsfast-w1/tests/modules/' + m + '.ko' for m in TEST_MODULES)} /tmp/")
-    p = _chroot_sh(root, script)
+    script = (f"make -C {w1} KDIR={kdir} W=1 {extra} && "
+              f"make -C {kdir} M={w1}/tests/modules modules && "
+              f"rm -rf {out} && mkdir {out} && "
+              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in TEST_MODULES)} {out}/")
+    p = _chroot_sh(kernel, script)
     return p.returncode == 0, p.stdout
 
 
@@ -147,17 +161,29 @@ def system_map(kernel):
     src = glob.glob(os.path.join(debian.kernel_dir(kernel), "boot/System.map-*"))
     if not src:
         return None
-    shutil.copyfile(src[0], os.path.join(debian.chroot_dir(kernel), "tmp/System.map"))
-    return "/tmp/System.map"
+    dst = _tmp(kernel, "System.map")
+    shutil.copyfile(src[0], os.path.join(debian.chroot_dir(kernel), dst.lstrip("/")))
+    return dst
+
+
+def system_map_has_symbols(kernel):
+    """Whether the kernel's System.map is a real one (Debian ships a
+    placeholder; the legacy build's is real), by the test scripts/vfsfast
+    check uses."""
+    src = glob.glob(os.path.join(debian.kernel_dir(kernel), "boot/System.map-*"))
+    if not src:
+        return False
+    with open(src[0], errors="replace") as f:
+        return any(re.search(r" [Tt] _stext$", line) for line in f)
 
 
 @_exclusive
 def vfsfast_check(kernel, args):
     """`scripts/vfsfast check ARGS` in the release's chroot: (rc, output)."""
     root = debian.chroot_dir(kernel)
-    tree = os.path.join(root, "tmp/vfsfast-check")
-    copy_sources(tree)
-    p = _chroot_sh(root, f"rc=0; sh /tmp/vfsfast-check/scripts/vfsfast check {args} || rc=$?; "
+    check = _tmp(kernel, "vfsfast-check")
+    copy_sources(os.path.join(root, check.lstrip("/")))
+    p = _chroot_sh(kernel, f"rc=0; sh {check}/scripts/vfsfast check {args} || rc=$?; "
                    "echo rc=$rc")
     out = p.stdout.rstrip().splitlines()
     rc = int(out[-1][3:]) if out and out[-1].startswith("rc=") else -1
@@ -171,7 +197,7 @@ def make_install(kernel):
     kver = debian.headers_release(kernel)
     target = os.path.join(root, f"lib/modules/{kver}/updates/vfsfast.ko")
     _remove_installed(kernel)
-    script = (f"make -C /tmp/vfsfast-w1 install KERNELRELEASE={kver} "
+    script = (f"make -C {_tmp(kernel, 'vfsfast-w1')} install KERNELRELEASE={kver} "
               f"KDIR=/usr/src/linux-headers-{kver}")
     cmd = os.path.join(root, "usr/local/sbin/vfsfast")
     # vfsfast-ab, its statistics and its C workloads come with it.
@@ -181,7 +207,7 @@ def make_install(kernel):
     for f in [cmd] + ab:
         if os.path.exists(f):
             os.unlink(f)
-    p = _chroot_sh(root, script)
+    p = _chroot_sh(kernel, script)
     ok = (p.returncode == 0 and bool(glob.glob(target + "*")) and os.access(cmd, os.X_OK)
           and all(os.path.exists(f) for f in ab) and os.access(ab[0], os.X_OK)
           and os.access(ab[2], os.X_OK))
@@ -197,7 +223,8 @@ def test_modules(kernel):
     """{guest path: host path} of the test modules from the last make_w1()."""
     out = {}
     for name in TEST_MODULES:
-        src = os.path.join(debian.chroot_dir(kernel), f"tmp/{name}.ko")
+        src = os.path.join(debian.chroot_dir(kernel),
+                           _tmp(kernel, "vfsfast-testmods").lstrip("/"), f"{name}.ko")
         dst = os.path.join(build_dir(kernel), f"{name}.ko")
         shutil.copyfile(src, dst)
         out[f"/lab/{name}.ko"] = dst
@@ -210,9 +237,7 @@ def modinfo(ko, field):
 
 def kernel_config(kernel):
     """The CONFIG_ options of the kernel's headers, as a dict."""
-    kver = debian.headers_release(kernel)
-    path = os.path.join(debian.chroot_dir(kernel), "usr/src", f"linux-headers-{kver}",
-                        "include/config/auto.conf")
+    path = os.path.join(debian.headers_dir(kernel), "include/config/auto.conf")
     conf = {}
     for line in open(path):
         m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
@@ -238,11 +263,8 @@ def expected_backends(kernel):
 
 def _common_header(kernel, rel):
     """Text of include/<rel> in a kernel's headers ("" if absent)."""
-    kver = debian.headers_release(kernel)
-    common = glob.glob(os.path.join(debian.chroot_dir(kernel), "usr/src",
-                                    f"linux-headers-{kver.rsplit('-', 1)[0]}-common",
-                                    "include", rel))
-    return open(common[0]).read() if common else ""
+    path = debian.source_header(kernel, os.path.join("include", rel))
+    return open(path).read() if os.path.exists(path) else ""
 
 
 # What each optimization's status line 2 says when the headers show the

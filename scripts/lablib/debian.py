@@ -18,12 +18,25 @@ from . import util
 
 # One entry per lab kernel: the release that ships it and the compiler that
 # built it (the headers package depends on it, so apt installs it).
+# "legacy" is no Debian package: the lab builds it (legacy.py) from
+# bookworm's linux-source-6.1 with fsnotify as before Linux 5.8, in the
+# bookworm chroot with its gcc-12.  It is not among the defaults.
 KERNELS = {
     "5.10": {"release": "bullseye", "gcc": "gcc-10"},
     "6.1": {"release": "bookworm", "gcc": "gcc-12"},
     "6.12": {"release": "trixie", "gcc": "gcc-14"},
     "7.2": {"release": "sid", "gcc": "gcc"},
+    "legacy": {"release": "bookworm", "gcc": "gcc-12", "built": True},
 }
+
+# What `--kernels` means when not given: Debian's own kernels.
+DEFAULT_KERNELS = ["5.10", "6.1", "6.12", "7.2"]
+
+
+def is_built(kernel):
+    """True for a kernel the lab compiles itself (legacy) rather than
+    downloads from Debian."""
+    return KERNELS[kernel].get("built", False)
 
 MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 
@@ -142,6 +155,9 @@ def _in_root(root, path):
 
 def headers_release(kernel):
     """The kernel release string (uname -r) whose headers the chroot has."""
+    if is_built(kernel):
+        from . import legacy
+        return legacy.release()
     root = chroot_dir(kernel)
     found = sorted(
         os.path.basename(p)[len("linux-headers-"):]
@@ -152,14 +168,50 @@ def headers_release(kernel):
 
 
 def kernel_dir(kernel):
+    if is_built(kernel):
+        from . import legacy
+        return legacy.kernel_dir()
     return os.path.join(util.cache_dir(), "kernels", headers_release(kernel))
+
+
+def headers_dir(kernel):
+    """Host path of the tree the module builds against (KDIR)."""
+    if is_built(kernel):
+        from . import legacy
+        return legacy.src_dir()
+    return os.path.join(chroot_dir(kernel), "usr/src", f"linux-headers-{headers_release(kernel)}")
+
+
+def source_header(kernel, rel):
+    """Host path of a kernel source header (e.g. include/linux/fs.h): in
+    Debian's -common headers package, or in the legacy tree."""
+    if is_built(kernel):
+        return os.path.join(headers_dir(kernel), rel)
+    kver = headers_release(kernel)
+    return os.path.join(chroot_dir(kernel), "usr/src",
+                        f"linux-headers-{kver.rsplit('-', 1)[0]}-common", rel)
+
+
+def chroot_argv(kernel, script):
+    """argv running `sh -ec script` in the kernel's chroot.  Run a Debian
+    kernel's inside mounted(); the legacy kernel's mounts what it needs,
+    its tree included, privately (legacy.chroot_argv)."""
+    if is_built(kernel):
+        from . import legacy
+        return legacy.chroot_argv(chroot_dir(kernel), script)
+    return ["chroot", chroot_dir(kernel), "/bin/sh", "-ec", script]
 
 
 def ensure_kernel(kernel):
     """Download and unpack the stock kernel image and modules of a release.
 
     Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
+    The legacy kernel is built instead (legacy.ensure()), into the same
+    layout.
     """
+    if is_built(kernel):
+        from . import legacy
+        return legacy.ensure()
     root = ensure_chroot(kernel)
     kver = headers_release(kernel)
     kdir = kernel_dir(kernel)
@@ -232,7 +284,7 @@ def setup(kernels):
 
 
 if __name__ == "__main__":
-    setup(sys.argv[1:] or list(KERNELS))
+    setup(sys.argv[1:] or DEFAULT_KERNELS)
 
 
 CHECKPATCH_FILES = ["scripts/checkpatch.pl", "scripts/spelling.txt",
