@@ -78,7 +78,8 @@ def main(kernel, args, icount=False, vcpus=1, out=None, load_args="", disk=False
     util.log(f"{kernel}: vfsfast-ab {' '.join(args)} ({mode})")
     res = guest.run_job(kernel, job_text(args, load_args, lab_desc), ko,
                         disk=guest.ext4_image() if disk else None, smp=smp,
-                        icount=icount, timeout=timeout, on_output=progress)
+                        icount=icount, timeout=timeout, on_output=progress,
+                        extra_files=debian.chroot_programs(kernel, ["/usr/bin/hackbench"]))
     report, files, rc = split_output(res.output)
     print(report.rstrip("\n"))
     if files:

@@ -21,10 +21,11 @@ BENCHES = {
     "readlink": ("readlink", "readlink", "readlink(), instructions per call"),
     "fsnotify": ("io", "fsnotify fsnotify_parent",
                  "small I/O (1-byte pwrite/pread, pipe and socket write+read, "
-                 "eventfd write+read), instructions per operation, knobs "
+                 "eventfd write+read), instructions per operation, and "
+                 "hackbench -p -g 1 -f 4, instructions per message; knobs "
                  "fsnotify and fsnotify_parent together"),
     "pseudo_nonotify": ("io", "pseudo_nonotify",
-                        "small I/O, instructions per operation, knob pseudo_nonotify"),
+                        "small I/O and hackbench as for fsnotify, knob pseudo_nonotify"),
 }
 
 
@@ -44,7 +45,9 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
                         env={"BENCH_ROUNDS": str(rounds),
                              "BENCH_ITERATIONS": str(iterations),
                              "BENCH_BACKENDS": " ".join(backends),
-                             "BENCH_OPT": workloads, "BENCH_KNOBS": knobs})
+                             "BENCH_OPT": workloads, "BENCH_KNOBS": knobs},
+                        extra_files=debian.chroot_programs(kernel, ["/usr/bin/hackbench"])
+                        if workloads == "io" else None)
     if not res.clean:
         util.die(f"{kernel}: benchmark guest failed: completed={res.completed} "
                  f"console={res.bad_lines[:3]}\n{res.output[-2000:]}")

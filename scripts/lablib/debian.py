@@ -44,7 +44,7 @@ MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
                    "zstd", "sparse", "linux-headers-amd64",
                    # external validators run in the guests
-                   "stress-ng"]
+                   "stress-ng", "rt-tests"]
 
 APT_CONF = """\
 APT::Install-Recommends "false";

@@ -154,7 +154,7 @@ def run_kernel(tally, kernel, disk, env, only=None):
     extra = build.test_modules(kernel) if ok else {}
     extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
     res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
-                        keep_dir=log_dir(kernel), timeout=900 * len(backends),
+                        keep_dir=log_dir(kernel), timeout=1200 * len(backends),
                         extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")

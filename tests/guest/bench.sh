@@ -3,7 +3,9 @@
 # $BENCH_BACKENDS; rounds interleaved with the order rotated each round so
 # that drift cannot masquerade as an effect.  $BENCH_OPT picks the
 # workloads: readlink (rlbench on short and long links, tmpfs and ext4)
-# or io (nbench: small reads and writes, pipes, sockets, eventfds).
+# or io (nbench: small reads and writes, pipes, sockets, eventfds, a pipe
+# beside a watched pipe, and rt-tests' hackbench in pipe mode, 1 group of
+# 4 senders and 4 receivers, per message).
 # Output lines:
 #   R <round> <backend> <mode> <workload> <ns_per_op>
 
@@ -20,8 +22,15 @@ readlink)
 	;;
 io)
 	mkdir -p /tmp/b
-	W="write read watched pipe socket eventfd"
-	measure() { nbench "$1" $N /tmp/b; }
+	W="write read watched pipe pipewatched socket eventfd hackbench"
+	HB_LOOPS=$((N / 100))
+	measure() {
+		case $1 in
+		hackbench)
+			nbench exec $((16 * HB_LOOPS)) hackbench -p -g 1 -f 4 -l $HB_LOOPS ;;
+		*) nbench "$1" $N /tmp/b ;;
+		esac
+	}
 	;;
 esac
 

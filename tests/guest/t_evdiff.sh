@@ -137,4 +137,27 @@ EVD_FSES=tmpfs evdiff_pair "pseudo_nonotify off/on" "set_knob pseudo_nonotify 1"
 h1=$(evd_calls pseudo_nonotify)
 t_check "evdiff pseudo_nonotify off/on: the hook ran in run B (calls +$((h1 - h0)))" \
 	[ $((h1 - h0)) -gt 0 ]
+
+# Flips while events flow and marks come and go: run B flips every knob
+# of this issue in the background throughout; whatever state each event
+# meets, the stream must be stock's, with nothing lost, duplicated or
+# reordered around a flip.
+evd_flipper() {
+	n=0
+	while [ ! -e $EVD/stop ]; do
+		for v in 1 0; do
+			for o in fsnotify fsnotify_parent pseudo_nonotify; do
+				set_knob $o $v
+			done
+		done
+		n=$((n + 1))
+		echo $n >$EVD/flips
+	done
+}
+EVD_FSES=tmpfs evdiff_pair "every knob flipping during run B" \
+	"rm -f $EVD/stop; echo 0 >$EVD/flips; evd_flipper & evd_fpid=\$!" \
+	"touch $EVD/stop; wait \$evd_fpid; evd_nflips=\$(cat $EVD/flips)" --no-pseudo-watches
+note "knob flips during run B: ${evd_nflips:-0}"
+t_check "evdiff while flipping: knobs flipped during run B (${evd_nflips:-0} times, >= 4)" \
+	[ "${evd_nflips:-0}" -ge 4 ]
 unload_vfsfast

@@ -12,6 +12,14 @@
  *   pipe     write() then read() of 1 byte through a pipe
  *   socket   write() then read() of 1 byte through an AF_UNIX socketpair
  *   eventfd  write() then read() of an eventfd counter
+ *   pipewatched  "pipe", while an inotify watch on another pipe (through
+ *            /proc/self/fd) makes pipefs a watched superblock: the case
+ *            where only the checks inside fsnotify() can return early
+ *
+ * usage: nbench exec OPS COMMAND [ARG...]
+ *   runs COMMAND once (its stdout to /dev/null) and divides its elapsed
+ *   time by OPS, the operations it is known to perform (hackbench's
+ *   messages); exit 1 if it fails
  *
  * Prints exactly one line: ns_per_op=<ns, 3 decimals>.  Exit 1 if any call
  * fails or moves another number of bytes than asked, 2 on usage error.
@@ -27,6 +35,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +43,8 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: nbench write|read|watched|pipe|socket|eventfd ITERATIONS [DIR]\n");
+	fprintf(stderr, "usage: nbench write|read|watched|pipe|socket|eventfd|pipewatched ITERATIONS [DIR]\n"
+		"       nbench exec OPS COMMAND [ARG...]\n");
 	exit(2);
 }
 
@@ -91,22 +101,63 @@ static void open_file(const char *dir, const char *name)
 		die(path);
 }
 
+static double elapsed_ns(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e9 + (t1.tv_nsec - t0->tv_nsec);
+}
+
+static int run_command(unsigned long ops, char **argv)
+{
+	struct timespec t0;
+	int status, devnull;
+	pid_t pid;
+	double ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		devnull = open("/dev/null", O_WRONLY);
+		if (devnull < 0 || dup2(devnull, 1) < 0)
+			die("/dev/null");
+		execvp(argv[0], argv);
+		die(argv[0]);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	ns = elapsed_ns(&t0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "nbench: %s failed (status 0x%x)\n", argv[0], status);
+		return 1;
+	}
+	printf("ns_per_op=%.3f\n", ns / ops);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 3 ? argv[3] : "/tmp";
 	unsigned long iters, i;
-	struct timespec t0, t1;
+	struct timespec t0;
 	void (*op)(void);
 	char path[PATH_MAX];
 	int fds[2], ifd;
 	char *end;
 	double ns;
 
-	if (argc < 3 || argc > 4)
+	if (argc < 3)
 		usage();
 	errno = 0;
 	iters = strtoul(argv[2], &end, 10);
 	if (errno || *end || !iters || argv[2][0] == '-')
+		usage();
+	if (!strcmp(argv[1], "exec"))
+		return argc > 3 ? run_command(iters, argv + 3) : (usage(), 2);
+	if (argc > 4)
 		usage();
 
 	if (!strcmp(argv[1], "write") || !strcmp(argv[1], "watched")) {
@@ -123,7 +174,15 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "read")) {
 		open_file(dir, "nbench.data");
 		op = op_read;
-	} else if (!strcmp(argv[1], "pipe")) {
+	} else if (!strcmp(argv[1], "pipe") || !strcmp(argv[1], "pipewatched")) {
+		if (argv[1][4] == 'w') {
+			if (pipe(fds))
+				die("pipe");
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+			ifd = inotify_init1(IN_NONBLOCK);
+			if (ifd < 0 || inotify_add_watch(ifd, path, IN_MODIFY) < 0)
+				die("inotify on a pipe");
+		}
 		if (pipe(fds))
 			die("pipe");
 		rfd = fds[0];
@@ -149,8 +208,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < iters; i++)
 		op();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+	ns = elapsed_ns(&t0);
 	printf("ns_per_op=%.3f\n", ns / iters);
 	return 0;
 }
