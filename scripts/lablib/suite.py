@@ -104,10 +104,10 @@ def run_kernel(tally, kernel, disk, env, only=None):
             f"{'on' if build.upstream_readlink(kernel) == 'none' else 'off'}"]
     fsn = "none" if build.upstream_fsnotify(kernel) == "none" else "inline-superblock-check"
     for opt, fn in (("fsnotify", "fsnotify"), ("fsnotify_parent", "__fsnotify_parent")):
-        want.append(f"{opt}: functions {fn}:unchecked; upstream: {fsn}; enable=auto: "
+        want.append(f"{opt}: functions {fn}:{found}; upstream: {fsn}; enable=auto: "
                     f"{'on' if fsn == 'none' else 'off'}")
     pseudo = "none" if build.upstream_pseudo(kernel) == "none" else "file_set_fsnotify_mode"
-    want.append(f"pseudo_nonotify: functions alloc_file_pseudo:unchecked; upstream: {pseudo}; "
+    want.append(f"pseudo_nonotify: functions alloc_file_pseudo:{found}; upstream: {pseudo}; "
                 "enable=auto: off (opt-in)")
     missing = [w for w in want if w not in out.splitlines()]
     tally.record(rc == 0 and not missing,
