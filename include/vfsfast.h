@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/ftrace.h>
+#include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -141,6 +142,14 @@ struct vfsfast_opt {
 	bool opt_in;
 	/* Run time lookups it needs before it can be enabled; 0 or -errno. */
 	int (*setup)(struct vfsfast_opt *opt);
+	/*
+	 * Called before its replacements go live (enable, re-arm after a
+	 * livepatch, passthrough turned off), so that they forget what they
+	 * kept while no observer ran.  Targets are attached in table order
+	 * and detached in reverse, so observers listed first see everything
+	 * that the replacements after them rely on.
+	 */
+	void (*arm)(struct vfsfast_opt *opt);
 
 	/* engine */
 	const char *unsupported;	/* reason, or NULL when supported */
@@ -211,5 +220,6 @@ extern struct vfsfast_opt vfsfast_opt_readlink;
 extern struct vfsfast_opt vfsfast_opt_fsnotify;
 extern struct vfsfast_opt vfsfast_opt_fsnotify_parent;
 extern struct vfsfast_opt vfsfast_opt_pseudo_nonotify;
+extern struct vfsfast_opt vfsfast_opt_kernfs;
 
 #endif /* _VFSFAST_H */

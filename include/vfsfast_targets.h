@@ -18,3 +18,15 @@ VFSFAST_TARGET(fsnotify, fsnotify);
 VFSFAST_TARGET(__fsnotify_parent, __fsnotify_parent);
 #endif
 VFSFAST_TARGET(alloc_file_pseudo, alloc_file_pseudo);
+#ifdef VFSFAST_KERNFS
+/* In attach order: the observers before the replacements that trust them. */
+VFSFAST_TARGET(kernfs_add_one, kernfs_add_one);
+VFSFAST_TARGET(kernfs_activate, kernfs_activate);
+VFSFAST_TARGET(kernfs_rename_ns, kernfs_rename_ns);
+VFSFAST_TARGET(kernfs_setattr, kernfs_setattr);
+VFSFAST_TARGET(kernfs_iop_setattr, *((const struct inode_operations *)0)->setattr);
+VFSFAST_TARGET(kernfs_iop_lookup, *((const struct inode_operations *)0)->lookup);
+VFSFAST_TARGET(kernfs_dop_revalidate, *((const struct dentry_operations *)0)->d_revalidate);
+VFSFAST_TARGET(kernfs_iop_permission, *((const struct inode_operations *)0)->permission);
+VFSFAST_TARGET(kernfs_iop_getattr, *((const struct inode_operations *)0)->getattr);
+#endif

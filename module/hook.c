@@ -150,12 +150,23 @@ void vfsfast_opt_release(struct vfsfast_opt *opt)
 			(*b)->release(func);
 }
 
+/* @opt's last target, for walking its table backwards. */
+static struct vfsfast_func *vfsfast_last_func(struct vfsfast_opt *opt)
+{
+	struct vfsfast_func *func = opt->funcs;
+
+	while (func->old_name)
+		func++;
+	return func - 1;
+}
+
+/* In reverse table order: replacements go before the observers they trust. */
 static void vfsfast_detach_all(struct vfsfast_opt *opt,
 			       const struct vfsfast_backend *b)
 {
 	struct vfsfast_func *func;
 
-	for (func = opt->funcs; func->old_name; func++) {
+	for (func = vfsfast_last_func(opt); func >= opt->funcs; func--) {
 		if (func->attached)
 			b->detach(func);
 		func->attached = false;
@@ -208,13 +219,18 @@ static void vfsfast_append(char *buf, size_t size, const char *name, int err)
 	snprintf(buf + len, size - len, "%s%s %d", len ? ", " : "", name, err);
 }
 
+/* Stock first for the replacements, last for the observers, as detaching. */
 static void vfsfast_set_redirects(struct vfsfast_opt *opt, bool passthrough)
 {
 	struct vfsfast_func *func;
 
+	if (passthrough) {
+		for (func = vfsfast_last_func(opt); func >= opt->funcs; func--)
+			WRITE_ONCE(*func->redirect, (unsigned long)func->stock);
+		return;
+	}
 	for (func = opt->funcs; func->old_name; func++)
-		WRITE_ONCE(*func->redirect, (unsigned long)(passthrough ?
-				func->stock : func->new_func));
+		WRITE_ONCE(*func->redirect, (unsigned long)func->new_func);
 }
 
 /*
@@ -227,6 +243,8 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 	char tried[80] = "";
 	int ret = -ENODEV;
 
+	if (opt->arm && !opt->passthrough)
+		opt->arm(opt);
 	vfsfast_set_redirects(opt, opt->passthrough);
 	for (b = vfsfast_backend_order; *b; b++) {
 		ret = vfsfast_attach_all(opt, *b, failed);
@@ -352,10 +370,14 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 	int ret = 0;
 
 	lockdep_assert_held(&vfsfast_mutex);
+	if (opt->arm && opt->passthrough && !on)
+		opt->arm(opt);
 	vfsfast_set_redirects(opt, on);
 	if (!opt->backend || !opt->backend->retarget)
 		goto out;
-	for (func = opt->funcs; func->old_name; func++) {
+	/* In the order vfsfast_set_redirects() follows. */
+	for (func = on ? vfsfast_last_func(opt) : opt->funcs;
+	     func >= opt->funcs && func->old_name; func += on ? -1 : 1) {
 		ret = opt->backend->retarget(func);
 		if (ret)
 			break;

@@ -19,6 +19,7 @@ struct vfsfast_opt *vfsfast_opts[] = {
 	&vfsfast_opt_fsnotify,
 	&vfsfast_opt_fsnotify_parent,
 	&vfsfast_opt_pseudo_nonotify,
+	&vfsfast_opt_kernfs,
 	NULL
 };
 
@@ -27,7 +28,7 @@ DEFINE_MUTEX(vfsfast_mutex);
 static char *enable = "auto";
 module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
-		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (readlink, fsnotify, fsnotify_parent, pseudo_nonotify)");
+		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (readlink, fsnotify, fsnotify_parent, pseudo_nonotify, kernfs)");
 
 static char *disable = "";
 module_param(disable, charp, 0444);

@@ -14,6 +14,7 @@
 #include <linux/sysfs.h>
 
 #include "vfsfast_probes.h"
+#include "compat_asm.h"
 
 /* ---- compiler --------------------------------------------------------- */
 
@@ -298,6 +299,35 @@ static inline struct super_block *vfsfast_fsnotify_data_sb(const void *data,
 #else
 #define VFSFAST_UPSTREAM_PSEUDO		NULL
 #define VFSFAST_UPSTREAM_PSEUDO_INFO	"none"
+#endif
+
+/* ---- kernfs ------------------------------------------------------------ */
+
+/*
+ * Ian Kent's series (5.15) keeps negative dentries, validated by a
+ * per-directory revision (kernfs_elem_dir.rev), and replaced the global
+ * kernfs_mutex by a per-root rwsem.  vfsfast's replacements are written
+ * for the kernfs before it, the one with the global mutex, whose inode
+ * operations take no idmap or user namespace (up to 5.11): VFSFAST_KERNFS.
+ */
+#if defined(VFSFAST_HAVE_KERNFS_DIR_REV)
+#define VFSFAST_UPSTREAM_KERNFS \
+	"negative dentries and per-root rwsem (kernfs_elem_dir.rev)"
+#define VFSFAST_UPSTREAM_KERNFS_INFO	"kernfs_elem_dir.rev"
+#define VFSFAST_NO_KERNFS \
+	"the kernel has it upstream (kernfs_elem_dir.rev, 5.15): nothing to replace"
+#elif defined(VFSFAST_KERNFS)
+#define VFSFAST_UPSTREAM_KERNFS		NULL
+#define VFSFAST_UPSTREAM_KERNFS_INFO	"none"
+#define VFSFAST_NO_KERNFS		NULL
+/* Not in the kernel's public headers. */
+struct kernfs_node;
+int kernfs_add_one(struct kernfs_node *kn);
+#else
+#define VFSFAST_UPSTREAM_KERNFS		NULL
+#define VFSFAST_UPSTREAM_KERNFS_INFO	"none"
+#define VFSFAST_NO_KERNFS \
+	"kernfs without kernfs_elem_dir.rev but with unknown inode operations"
 #endif
 
 #endif /* _VFSFAST_COMPAT_H */

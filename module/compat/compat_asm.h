@@ -2,7 +2,8 @@
 /*
  * The assembler side of compat.h: macros that module/tramp.S uses and that
  * older kernels do not define, decided by whether the kernel's own headers
- * define them.
+ * define them; and the probe verdicts that decide which targets exist
+ * (include/vfsfast_targets.h), which compat.h shares.
  */
 #ifndef _VFSFAST_COMPAT_ASM_H
 #define _VFSFAST_COMPAT_ASM_H
@@ -13,6 +14,15 @@
 #include <asm/unwind_hints.h>
 
 #include "vfsfast_probes.h"
+
+/*
+ * kernfs as it was before 5.15 (the global kernfs_mutex, no directory
+ * revision) with the inode operations of before 5.12: the kernfs
+ * optimization's targets exist.
+ */
+#if !defined(VFSFAST_HAVE_KERNFS_DIR_REV) && defined(VFSFAST_HAVE_KERNFS_IOPS_UNMAPPED)
+#define VFSFAST_KERNFS 1
+#endif
 
 /* Call-depth tracking (retbleed=stuff) arrived in 6.2. */
 #ifndef CALL_DEPTH_ACCOUNT
@@ -29,9 +39,11 @@
  * addresses): it needs an ENDBR on IBT kernels, and SYM_FUNC_START
  * stopped emitting one in 7.0.  objtool checks the result.
  */
+#ifdef __ASSEMBLY__
 .macro VFSFAST_SYM_ADDRESSED_START name
 	SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 	ENDBR
 .endm
+#endif
 
 #endif /* _VFSFAST_COMPAT_ASM_H */

@@ -8,7 +8,7 @@ import tempfile
 
 from . import build, debian, ext4img, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
+GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas", "kfs",
                   "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch", "evdiff"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]

@@ -11,7 +11,7 @@ import subprocess
 
 from . import build, debian, guest, util, vm
 
-GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_conflict",
+GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_kernfs", "t_conflict",
                "t_livepatch", "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
 
 

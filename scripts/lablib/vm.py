@@ -30,6 +30,9 @@ BAD_CONSOLE = re.compile(
 # (their dependencies first).  Built-in ones are skipped.
 GUEST_MODULES = ["virtio_pci", "virtio_blk", "loop", "crc32c_generic",
                  "crc32c_intel", "crc32c_cryptoapi", "ext4"]
+# Packed into /lab/modules but loaded only by the tests that need them
+# (t_kernfs: dummy network devices appear and vanish in sysfs).
+ONDEMAND_MODULES = ["dummy"]
 
 CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
            "softlockup_panic=1 hung_task_panic=1 rdinit=/init "
@@ -51,7 +54,7 @@ def _module_deps(path):
     return [d.replace("-", "_") for d in out.split(",") if d]
 
 
-def guest_modules(kernel):
+def guest_modules(kernel, names=None):
     """The .ko files (with dependencies, in load order) for the guest."""
     index = _module_index(kernel)
     order = []
@@ -63,7 +66,7 @@ def guest_modules(kernel):
             visit(dep)
         order.append(name)
 
-    for name in GUEST_MODULES:
+    for name in names or GUEST_MODULES:
         visit(name)
     return [(name, index[name]) for name in order]
 
@@ -105,6 +108,9 @@ def build_initramfs(kernel, out, files, env):
             order.append(name + ".ko")
         with open(os.path.join(stage, "lab/modules/order"), "w") as f:
             f.write("\n".join(order) + "\n")
+        for name, path in guest_modules(kernel, ONDEMAND_MODULES):
+            if name + ".ko" not in order:
+                _copy_module(path, os.path.join(stage, "lab/modules", name + ".ko"))
         for gpath, hpath in files.items():
             dst = os.path.join(stage, gpath.lstrip("/"))
             os.makedirs(os.path.dirname(dst), exist_ok=True)

@@ -1,0 +1,269 @@
+# kernfs: negative dentries and mutex-free revalidate, permission and
+# getattr on kernels without Ian Kent's series (5.10); status elsewhere.
+# The correctness checks run on every kernel, with the knob on where it can
+# be, so that they are seen to hold on the upstream code too.
+
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export PATH=$PATH:/usr/bin
+
+T=/sys/kernel/tracing
+CG=/sys/fs/cgroup
+MISS=/sys/devices/system/cpu/cpu0/topology/nonexistent
+DEEP=/sys/devices/system/cpu/cpu0/topology/core_id
+load_vfsfast enable=none
+
+# The global kernfs_mutex is what 5.15 removed: an independent witness of
+# which kernfs this kernel has.
+kmutex=$(awk '$3 == "kernfs_mutex" { print $1 }' /proc/kallsyms)
+st=$(cat $VF/kernfs/status)
+if [ -n "$kmutex" ]; then
+	t_check "kernfs: status supported where kernfs_mutex exists ($st)" \
+		sh -c "! grep -q unsupported $VF/kernfs/status"
+	t_eq "kernfs: upstream none where kernfs_mutex exists" none \
+		"$(sed -n 's/^upstream: //p' $VF/kernfs/status)"
+	t_check "kernfs: enable takes effect" sh -c "echo 1 >$VF/kernfs/enabled"
+	t_eq "kernfs: status active" active "$(head -n 1 $VF/kernfs/status)"
+	on=1
+else
+	t_check "kernfs: unsupported, naming the upstream series, where kernfs_mutex is gone ($st)" \
+		grep -q 'unsupported.*kernfs_elem_dir.rev' $VF/kernfs/status
+	t_check "kernfs: enable refused (EOPNOTSUPP)" \
+		sh -c "! echo 1 >$VF/kernfs/enabled 2>/dev/null"
+	t_eq "kernfs: still off" 0 "$(knob kernfs)"
+	on=0
+fi
+
+# kernfs_mutex acquisitions while "$@" runs, counted by a kprobe event on
+# mutex_lock() filtered on the mutex's address.
+mutex_count() {
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vfkm/enable
+	"$@" >/dev/null
+	echo 0 >$T/events/kprobes/vfkm/enable
+	grep -c ' vfkm:' $T/trace
+}
+
+if [ "$on" = 1 ]; then
+	echo "p:kprobes/vfkm mutex_lock lock=%di:u64" >>$T/kprobe_events
+	echo "lock == 0x$kmutex" >$T/events/kprobes/vfkm/filter
+	echo 1 >$T/tracing_on
+	for w in miss:$MISS stat:$DEEP read:$DEEP; do
+		kfs ${w%%:*} 10 ${w#*:} >/dev/null
+		set_knob kernfs 0
+		off=$(mutex_count kfs ${w%%:*} 100 ${w#*:})
+		set_knob kernfs 1
+		kfs ${w%%:*} 10 ${w#*:} >/dev/null
+		h0=$(stat_of kernfs hits)
+		n=$(mutex_count kfs ${w%%:*} 100 ${w#*:})
+		h1=$(stat_of kernfs hits)
+		note "kernfs_mutex acquisitions for 300 x ${w%%:*} ${w#*:} (with warm-up): off $off, on $n; fast-path hits $((h1 - h0))"
+		case ${w%%:*} in
+		miss|stat)
+			t_check "kernfs: ${w%%:*} without kernfs_mutex (on: $n, off: $off)" \
+				[ "$n" -le 2 -a "$off" -ge 300 ]
+			t_check "kernfs: ${w%%:*} answered by the fast path ($((h1 - h0)) hits)" \
+				[ $((h1 - h0)) -ge 300 ]
+			;;
+		esac
+	done
+	echo "-:kprobes/vfkm" >>$T/kprobe_events
+fi
+
+# Create after miss: a name looked up while missing (twice: the second
+# finds the cached negative) must be there as soon as its creation returns,
+# and gone as soon as its removal returns, while another task keeps
+# looking the same names up.
+mkdir -p $CG
+grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+dummy=0
+grep -q '^dummy ' /proc/modules || insmod /lab/modules/dummy.ko numdummies=0 2>/dev/null
+ip link add name vfkprobe type dummy 2>/dev/null && ip link del vfkprobe && dummy=1
+[ "$dummy" = 1 ] || note "kernfs: no dummy network devices here (module missing?)"
+rm -f /tmp/kstop
+(
+	while [ ! -f /tmp/kstop ]; do
+		for i in 1 2 3; do
+			[ -e $CG/vfk$i ]
+			[ -e /sys/class/net/vfk$i ]
+			[ -e /sys/devices/virtual/net/vfk$i/ifindex ]
+			[ -e /sys/module/vfsfast_holder ]
+		done
+	done
+) &
+looker=$!
+bad=0
+rounds=${VFSFAST_KERNFS_ROUNDS:-30}
+i=0
+while [ $i -lt "$rounds" ]; do
+	n=$((i % 3 + 1))
+	for p in $CG/vfk$n /sys/class/net/vfk$n /sys/devices/virtual/net/vfk$n/ifindex; do
+		[ -e $p ] && { bad=$((bad + 1)); note "present before creation: $p"; }
+		[ -e $p ] && bad=$((bad + 1))
+	done
+	mkdir $CG/vfk$n || bad=$((bad + 1))
+	[ -e $CG/vfk$n/cgroup.procs ] || { bad=$((bad + 1)); note "missing after mkdir: $CG/vfk$n"; }
+	rmdir $CG/vfk$n || bad=$((bad + 1))
+	[ -e $CG/vfk$n ] && { bad=$((bad + 1)); note "present after rmdir: $CG/vfk$n"; }
+	if [ "$dummy" = 1 ]; then
+		ip link add name vfk$n type dummy || bad=$((bad + 1))
+		for p in /sys/class/net/vfk$n /sys/devices/virtual/net/vfk$n/ifindex; do
+			[ -e $p ] || { bad=$((bad + 1)); note "missing after ip link add: $p"; }
+		done
+		ip link del vfk$n || bad=$((bad + 1))
+		[ -e /sys/class/net/vfk$n ] && { bad=$((bad + 1)); note "present after ip link del: vfk$n"; }
+	fi
+	if [ $((i % 10)) = 0 ]; then
+		[ -e /sys/module/vfsfast_holder ] && bad=$((bad + 1))
+		insmod /lab/vfsfast_holder.ko || bad=$((bad + 1))
+		[ -e /sys/module/vfsfast_holder/refcnt ] || { bad=$((bad + 1)); note "missing after insmod: /sys/module/vfsfast_holder"; }
+		rmmod vfsfast_holder || bad=$((bad + 1))
+		[ -e /sys/module/vfsfast_holder ] && { bad=$((bad + 1)); note "present after rmmod: /sys/module/vfsfast_holder"; }
+	fi
+	i=$((i + 1))
+done
+touch /tmp/kstop
+wait $looker
+t_eq "kernfs: create after miss, $rounds rounds of cgroup mkdir/rmdir$([ $dummy = 1 ] && echo ', dummy netdev add/del'), module load/unload: each name there at once and gone at once" 0 $bad
+
+# Renames: a network device renamed onto a name looked up while missing,
+# and moved to another network namespace and back, seen from both; a
+# cgroup renamed.
+# cgroup2 refuses renames: a named cgroup1 hierarchy without controllers.
+bad=0
+CG1=/tmp/vfkcg1
+mkdir -p $CG1
+grep -q " $CG1 cgroup " /proc/mounts || mount -t cgroup -o none,name=vfk none $CG1
+i=0
+while [ $i -lt 5 ]; do
+	mkdir $CG1/vfka || bad=$((bad + 1))
+	[ -e $CG1/vfkb ] && bad=$((bad + 1))
+	[ -e $CG1/vfkb ] && bad=$((bad + 1))
+	mv $CG1/vfka $CG1/vfkb || bad=$((bad + 1))
+	[ -e $CG1/vfkb/cgroup.procs ] || { bad=$((bad + 1)); note "cgroup rename: new name missing"; }
+	[ -e $CG1/vfka ] && { bad=$((bad + 1)); note "cgroup rename: old name present"; }
+	rmdir $CG1/vfkb || bad=$((bad + 1))
+	i=$((i + 1))
+done
+t_eq "kernfs: cgroup (v1) rename seen at once, 5 rounds" 0 $bad
+if [ "$dummy" = 1 ]; then
+	bad=0
+	ip link add name vfkn type dummy
+	[ -e /sys/class/net/vfkr ]
+	[ -e /sys/class/net/vfkr ]
+	ip link set dev vfkn name vfkr || bad=$((bad + 1))
+	[ -e /sys/class/net/vfkr/ifindex ] || { bad=$((bad + 1)); note "netdev rename: new name missing"; }
+	[ -e /sys/class/net/vfkn ] && { bad=$((bad + 1)); note "netdev rename: old name present"; }
+	# Another network namespace, with its own sysfs, held by a sleeper.
+	unshare -n -m sh -c 'mkdir -p /tmp/nssys && mount -t sysfs none /tmp/nssys &&
+		echo $$ >/tmp/ns.pid && exec sleep 1000' &
+	nsholder=$!
+	w=0
+	while [ ! -s /tmp/ns.pid ] && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+	nspid=$(cat /tmp/ns.pid)
+	inns() { nsenter -t "$nspid" -n -m sh -c "$1"; }
+	inns '[ -e /tmp/nssys/class/net/vfkr ]; [ -e /tmp/nssys/class/net/vfkr ]' &&
+		{ bad=$((bad + 1)); note "netns: device seen in the other namespace before the move"; }
+	ip link set dev vfkr netns "$nspid" || bad=$((bad + 1))
+	inns '[ -e /tmp/nssys/class/net/vfkr/ifindex ]' ||
+		{ bad=$((bad + 1)); note "netns: moved device missing in its new namespace"; }
+	[ -e /sys/class/net/vfkr ] && { bad=$((bad + 1)); note "netns: moved device still in the old namespace"; }
+	inns 'ip link set dev vfkr netns 1' || bad=$((bad + 1))
+	[ -e /sys/class/net/vfkr/ifindex ] || { bad=$((bad + 1)); note "netns: device missing after moving back"; }
+	inns '[ -e /tmp/nssys/class/net/vfkr ]' &&
+		{ bad=$((bad + 1)); note "netns: device still in the other namespace after moving back"; }
+	kill $nsholder
+	wait $nsholder 2>/dev/null
+	rm -f /tmp/ns.pid
+	ip link del vfkr || bad=$((bad + 1))
+	t_eq "kernfs: netdev rename and moves between network namespaces seen at once from both" 0 $bad
+fi
+
+# Differential: everything below /sys and the cgroup tree, listed with
+# modes, owners, link counts and what the readable files hold, knob off,
+# on, off, on.  Entries that differ between the two off listings are
+# volatile and left out, and so are vfsfast's own files and the slab
+# statistics; every other entry must be the same in both on listings as
+# in the off ones (a volatile file can change between two listings by
+# chance, but hardly in both on listings and in neither off one).
+set_knob kernfs 0
+kfs dump /sys $CG >/tmp/kd.a
+[ "$on" = 1 ] && set_knob kernfs 1
+kfs dump /sys $CG >/tmp/kd.b
+set_knob kernfs 0
+kfs dump /sys $CG >/tmp/kd.c
+[ "$on" = 1 ] && set_knob kernfs 1
+kfs dump /sys $CG >/tmp/kd.d
+set_knob kernfs 0
+awk -F '\t' '$1 ~ "^/sys/kernel/(vfsfast|slab)/" { next }
+     FILENAME == ARGV[1] { a[$1] = $0; next }
+     FILENAME == ARGV[2] { if (a[$1] == $0) stable[$1] = $0; next }
+     FILENAME == ARGV[3] { if (($1 in stable) && stable[$1] != $0) b[$1] = $0
+			  if ($1 in stable) seen++
+			  next }
+     ($1 in b) && stable[$1] != $0 { print "differs: " $0; bad++ }
+     END { printf "%d %d\n", bad + 0, seen + 0 }' /tmp/kd.a /tmp/kd.c /tmp/kd.b /tmp/kd.d >/tmp/kd.diff
+res=$(tail -n 1 /tmp/kd.diff)
+ents=$(wc -l </tmp/kd.a)
+t_check "kernfs: /sys and $CG listed ($ents entries)" [ "$ents" -gt 1000 ]
+t_eq "kernfs: listing and contents identical with the knob on, twice (${res#* } stable entries)" 0 "${res%% *}"
+[ "${res%% *}" = 0 ] || note "$(head -n 5 /tmp/kd.diff)"
+# Names must match exactly: structure does not change in a quiet guest.
+t_eq "kernfs: the same names off and on" "$(cut -f1 /tmp/kd.a | md5sum)" "$(cut -f1 /tmp/kd.b | md5sum)"
+
+# Parallel readers of all of /sys while the knob flips: every listing has
+# the names of the quiet one, and nothing fails.
+if [ "$on" = 1 ]; then
+	cut -f1 /tmp/kd.a >/tmp/kd.names
+	for r in 1 2; do
+		(
+			j=0
+			while [ ! -f /tmp/kstop2 ]; do
+				kfs dump /sys $CG | cut -f1 | cmp -s - /tmp/kd.names ||
+					echo x >>/tmp/kd.readerfail
+				j=$((j + 1))
+			done
+			echo $j >/tmp/kd.runs.$r
+		) &
+	done
+	rm -f /tmp/kstop2 /tmp/kd.readerfail
+	flips=0
+	while [ $flips -lt "${VFSFAST_KERNFS_FLIPS:-60}" ]; do
+		set_knob kernfs 1 || break
+		sleep 0.2
+		set_knob kernfs 0 || break
+		flips=$((flips + 2))
+	done
+	touch /tmp/kstop2
+	wait
+	runs=$(( $(cat /tmp/kd.runs.1) + $(cat /tmp/kd.runs.2) ))
+	t_check "kernfs: $runs full listings by 2 readers during $flips flips, all with the same names" \
+		[ "$runs" -ge 2 -a ! -s /tmp/kd.readerfail ]
+	rm -f /tmp/kd.readerfail /tmp/kstop2
+fi
+
+# Permission: a mode or owner change of a sysfs attribute or directory is
+# seen at once by an unprivileged open.
+[ "$on" = 1 ] && set_knob kernfs 1
+D=/sys/module/printk/parameters
+F=$D/time
+bad=0
+canread() { runas 65534 cat "$F" >/dev/null 2>&1; }
+for step in "0444 755 0 yes" "0400 755 0 no" "0444 755 0 yes" "0444 700 0 no" \
+	"0444 755 0 yes" "0400 755 65534 yes" "0400 755 0 no" "0644 755 0 yes"; do
+	set -- $step
+	chmod "$1" $F && chmod "$2" $D && chown "$3" $F || bad=$((bad + 1))
+	canread && got=yes || got=no
+	[ "$got" = "$4" ] || { bad=$((bad + 1)); note "permission: mode $1, dir $2, owner $3: read $got"; }
+	canread && got=yes || got=no
+	[ "$got" = "$4" ] || { bad=$((bad + 1)); note "permission (again): mode $1, dir $2, owner $3: read $got"; }
+done
+t_eq "kernfs: chmod/chown of a sysfs file and its directory seen at once by uid 65534" 0 $bad
+t_eq "kernfs: stat shows the mode set" "644 0" "$(stat -c '%a %u' $F)"
+
+[ -e $CG/vfkz ]
+[ -e $CG/vfkz ]
+set_knob kernfs 0
+unload_vfsfast
+t_check "kernfs: unloads after use" sh -c "! grep -q '^vfsfast ' /proc/modules"
+# Negative dentries vfsfast left behind are dropped by the stock revalidate.
+mkdir $CG/vfkz && { [ -e $CG/vfkz/cgroup.procs ]; t_eq "kernfs: a name cached missing before unload is there after" 0 $?; rmdir $CG/vfkz; }
