@@ -289,6 +289,13 @@ def upstream_fsnotify(kernel):
         r"s_fsnotify_connectors\)\s*==\s*0|fsnotify_sb_has_watchers\(", body) else "none"
 
 
+def upstream_kernfs(kernel):
+    """Whether kernfs.h's kernfs_elem_dir has the directory revision (5.15)."""
+    text = _common_header(kernel, "linux/kernfs.h")
+    m = re.search(r"struct kernfs_elem_dir \{.*?\n\};", text, re.S)
+    return "kernfs_elem_dir.rev" if m and re.search(r"\brev;", m.group(0)) else "none"
+
+
 def upstream_pseudo(kernel):
     text = _common_header(kernel, "linux/fs.h")
     return UPSTREAM_PSEUDO if "file_set_fsnotify_mode" in text else "none"

@@ -149,6 +149,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_EXPECT_UPSTREAM_READLINK": build.upstream_readlink(kernel),
             "VFSFAST_EXPECT_UPSTREAM_FSNOTIFY": build.upstream_fsnotify(kernel),
             "VFSFAST_EXPECT_UPSTREAM_PSEUDO": build.upstream_pseudo(kernel),
+            "VFSFAST_EXPECT_UPSTREAM_KERNFS": build.upstream_kernfs(kernel),
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
             "VFSFAST_ABI_OPTS": " ".join(opts),
         }

@@ -109,6 +109,13 @@ def run_kernel(tally, kernel, disk, env, only=None):
     pseudo = "none" if build.upstream_pseudo(kernel) == "none" else "file_set_fsnotify_mode"
     want.append(f"pseudo_nonotify: functions alloc_file_pseudo:{found}; upstream: {pseudo}; "
                 "enable=auto: off (opt-in)")
+    kfs = build.upstream_kernfs(kernel)
+    want.append("kernfs: functions " + " ".join(
+        f"{fn}:{found}" for fn in ("kernfs_add_one", "kernfs_activate", "kernfs_rename_ns",
+                                   "kernfs_setattr", "kernfs_iop_setattr", "kernfs_iop_lookup",
+                                   "kernfs_dop_revalidate", "kernfs_iop_permission",
+                                   "kernfs_iop_getattr")) +
+        f"; upstream: {kfs}; enable=auto: {'on' if kfs == 'none' else 'off'}")
     missing = [w for w in want if w not in out.splitlines()]
     tally.record(rc == 0 and not missing,
                  f"[{kernel}] vfsfast check --kernel {kver}: builds, backends and "

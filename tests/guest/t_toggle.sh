@@ -18,7 +18,10 @@ if [ ! -s /tmp/list.tmpfs ]; then
 fi
 
 load_vfsfast enable=none
-opts=$(for f in $VF/*/enabled; do f=${f%/enabled}; echo "${f##*/}"; done)
+# Every optimization the kernel supports (kernfs only where it lacks it).
+opts=$(for f in $VF/*/status; do
+	grep -q '^unsupported' "$f" || { f=${f%/status}; echo "${f##*/}"; }
+done)
 h0=$(stat_of readlink hits)
 start_checker
 rm -f /tmp/stop_stress /tmp/stress.runs /tmp/stress.fails
