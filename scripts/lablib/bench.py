@@ -26,6 +26,10 @@ BENCHES = {
                  "fsnotify and fsnotify_parent together"),
     "pseudo_nonotify": ("io", "pseudo_nonotify",
                         "small I/O and hackbench as for fsnotify, knob pseudo_nonotify"),
+    "kernfs": ("kernfs", "kernfs",
+               "sysfs: stat() of a missing and of an existing attribute under "
+               "/sys/devices/system/cpu/cpu0/topology, open/read/close of one "
+               "attribute and of each in turn, instructions per operation"),
 }
 
 

@@ -5,7 +5,8 @@
 # workloads: readlink (rlbench on short and long links, tmpfs and ext4)
 # or io (nbench: small reads and writes, pipes, sockets, eventfds, a pipe
 # beside a watched pipe, and rt-tests' hackbench in pipe mode, 1 group of
-# 4 senders and 4 receivers, per message).
+# 4 senders and 4 receivers, per message) or kernfs (kfs: sysfs path walks
+# and attribute reads).
 # Output lines:
 #   R <round> <backend> <mode> <workload> <ns_per_op>
 
@@ -31,6 +32,14 @@ io)
 		*) nbench "$1" $N /tmp/b ;;
 		esac
 	}
+	;;
+kernfs)
+	# A missing name, an existing deep attribute (stat, and open/read/
+	# close), and distinct attributes in turn (kfs readmany).
+	ls -d /sys/devices/system/cpu/cpu0/topology/* >/tmp/b.list
+	T=/sys/devices/system/cpu/cpu0/topology
+	W="miss:$T/nonexistent stat:$T/core_id read:$T/core_id readmany:/tmp/b.list"
+	measure() { kfs "${1%%:*}" $N "${1#*:}"; }
 	;;
 esac
 
