@@ -67,7 +67,7 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
             util.die(f"{kernel}: a measurement failed: {line}")
         elif line.startswith("BACKEND "):
             asked, used = line.split()[1:3]
-            if asked != used:
+            if asked != used and used != "unsupportednone":
                 util.die(f"{kernel}: backend {asked} asked, {used} used")
     return data, status
 
@@ -100,6 +100,10 @@ def table(results, rounds, iterations, opt="readlink"):
         for b in backends:
             for w in workloads:
                 off, s_off = summarize(data[(b, w, "off")])
+                if (b, w, "on") not in data:
+                    lines.append(f"| {kernel} | {upstream} | {b} | {w} | {off:.0f} | unsupported "
+                                 f"| | | | {s_off:.2f}% |")
+                    continue
                 on, s_on = summarize(data[(b, w, "on")])
                 pt, s_pt = summarize(data[(b, w, "passthrough")])
                 delta = (on - off) / off * 100
