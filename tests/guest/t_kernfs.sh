@@ -23,6 +23,15 @@ if [ -n "$kmutex" ]; then
 		"$(sed -n 's/^upstream: //p' $VF/kernfs/status)"
 	t_check "kernfs: enable takes effect" sh -c "echo 1 >$VF/kernfs/enabled"
 	t_eq "kernfs: status active" active "$(head -n 1 $VF/kernfs/status)"
+	# Each function taken over is one copy under its own name, which
+	# ftrace can trace: no .isra/.part/.constprop clone whose calling
+	# convention could differ.
+	bad=
+	for fn in $(cat $VF/kernfs/functions); do
+		[ "$(grep -cE " $fn(\.|\$)" /proc/kallsyms)" = 1 ] &&
+			grep -qx "$fn" $T/available_filter_functions || bad="$bad $fn"
+	done
+	t_eq "kernfs: every function one copy in kallsyms and in available_filter_functions" "" "$bad"
 	on=1
 else
 	t_check "kernfs: unsupported, naming the upstream series, where kernfs_mutex is gone ($st)" \
