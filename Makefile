@@ -15,7 +15,10 @@
 # make check-legacy    the test suite on the lab-built legacy kernel (6.1 with
 #                      fsnotify as before 5.8; built on first use, ~30 min),
 #                      PROFILE=ci unless PROFILE is given
-# make legacy-kernel   only build (or find cached) the legacy kernel
+# make legacy-kernel   only build (or find cached) the legacy kernel and
+#                      legacy-ref, the same 6.1 build without the revert
+# make bench-legacy    the fsnotify benchmark on legacy and legacy-ref, with
+#                      the share of upstream's saving the knobs recover
 # make bench           the readlink benchmark in the qemu lab
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
@@ -79,7 +82,10 @@ check-legacy:
 	$(LAB) test --kernels legacy --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
 
 legacy-kernel:
-	$(LAB) setup --kernels legacy
+	$(LAB) setup --kernels "legacy legacy-ref"
+
+bench-legacy:
+	$(LAB) bench fsnotify --kernels "legacy legacy-ref" --backends direct
 
 bench:
 	$(LAB) bench readlink --kernels "$(KERNELS)"
@@ -91,4 +97,4 @@ style:
 	$(LAB) style
 
 .PHONY: all modules install install-scripts dkms-install clean check check-legacy \
-	legacy-kernel bench demo style
+	legacy-kernel bench-legacy bench demo style

@@ -50,7 +50,7 @@ static __always_inline bool vfsfast_fsnotify_traced(void)
 {
 	struct tracepoint *tp = READ_ONCE(vfsfast_fsnotify_tp);
 
-	return tp && static_key_enabled(&tp->key);
+	return tp && vfsfast_tracepoint_on(tp);
 }
 
 /*
@@ -66,44 +66,69 @@ static __always_inline bool vfsfast_fsnotify_unseen(struct super_block *sb,
 	       (!dir || dir->i_sb == sb) && !vfsfast_fsnotify_traced();
 }
 
+/*
+ * The fast paths below are leaves: the stock call lives in a function of
+ * its own, reached by a tail call, so that the common case saves no
+ * registers and counts once (vfsfast_hit()).  On a kernel without the
+ * inline checks every event pays for this path, and what it costs is what
+ * the module cannot win back from upstream's inline test.
+ */
 #if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
-static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
-			    struct inode *dir, const struct qstr *file_name,
-			    struct inode *inode, u32 cookie)
+static noinline int vfsfast_fsnotify_slow(__u32 mask, const void *data,
+					  int data_type, struct inode *dir,
+					  const struct qstr *file_name,
+					  struct inode *inode, u32 cookie)
 {
 	int ret;
 
 	vfsfast_enter(fsnotify);
-	/* A dirent event (no @inode) is reported on @dir. */
-	if (likely(vfsfast_fsnotify_unseen(vfsfast_fsnotify_data_sb(data, data_type),
-					   inode ?: dir, dir))) {
-		vfsfast_leave(fsnotify);
-		return 0;
-	}
 	vfsfast_fallback(fsnotify);
 	ret = vfsfast_stock_fsnotify(mask, data, data_type, dir, file_name,
 				     inode, cookie);
 	vfsfast_leave(fsnotify);
 	return ret;
 }
+
+static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
+			    struct inode *dir, const struct qstr *file_name,
+			    struct inode *inode, u32 cookie)
+{
+	/* A dirent event (no @inode) is reported on @dir. */
+	if (likely(vfsfast_fsnotify_unseen(vfsfast_fsnotify_data_sb(data, data_type),
+					   inode ?: dir, dir))) {
+		vfsfast_hit(fsnotify);
+		return 0;
+	}
+	return vfsfast_fsnotify_slow(mask, data, data_type, dir, file_name,
+				     inode, cookie);
+}
 #elif defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
 /* Compile-only: no lab kernel has this signature. */
-static int vfsfast_fsnotify(struct inode *to_tell, __u32 mask,
-			    const void *data, int data_type,
-			    const struct qstr *file_name, u32 cookie)
+static noinline int vfsfast_fsnotify_slow(struct inode *to_tell, __u32 mask,
+					  const void *data, int data_type,
+					  const struct qstr *file_name,
+					  u32 cookie)
 {
 	int ret;
 
 	vfsfast_enter(fsnotify);
-	if (likely(vfsfast_fsnotify_unseen(to_tell->i_sb, to_tell, NULL))) {
-		vfsfast_leave(fsnotify);
-		return 0;
-	}
 	vfsfast_fallback(fsnotify);
 	ret = vfsfast_stock_fsnotify(to_tell, mask, data, data_type, file_name,
 				     cookie);
 	vfsfast_leave(fsnotify);
 	return ret;
+}
+
+static int vfsfast_fsnotify(struct inode *to_tell, __u32 mask,
+			    const void *data, int data_type,
+			    const struct qstr *file_name, u32 cookie)
+{
+	if (likely(vfsfast_fsnotify_unseen(to_tell->i_sb, to_tell, NULL))) {
+		vfsfast_hit(fsnotify);
+		return 0;
+	}
+	return vfsfast_fsnotify_slow(to_tell, mask, data, data_type, file_name,
+				     cookie);
 }
 #endif
 
@@ -115,24 +140,32 @@ static struct vfsfast_func vfsfast_fsnotify_funcs[] = {
 };
 
 #ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
-static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,
-				     const void *data, int data_type)
+static noinline int vfsfast___fsnotify_parent_slow(struct dentry *dentry,
+						   __u32 mask, const void *data,
+						   int data_type)
 {
-	struct super_block *sb = dentry->d_sb;
 	int ret;
 
 	vfsfast_enter(fsnotify_parent);
-	if (likely(!(READ_ONCE(dentry->d_flags) & DCACHE_FSNOTIFY_PARENT_WATCHED) &&
-		   !vfsfast_sb_watched(sb) &&
-		   vfsfast_fsnotify_data_sb(data, data_type) == sb &&
-		   !vfsfast_fsnotify_traced())) {
-		vfsfast_leave(fsnotify_parent);
-		return 0;
-	}
 	vfsfast_fallback(fsnotify_parent);
 	ret = vfsfast_stock___fsnotify_parent(dentry, mask, data, data_type);
 	vfsfast_leave(fsnotify_parent);
 	return ret;
+}
+
+static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,
+				     const void *data, int data_type)
+{
+	struct super_block *sb = dentry->d_sb;
+
+	if (likely(!(READ_ONCE(dentry->d_flags) & DCACHE_FSNOTIFY_PARENT_WATCHED) &&
+		   !vfsfast_sb_watched(sb) &&
+		   vfsfast_fsnotify_data_sb(data, data_type) == sb &&
+		   !vfsfast_fsnotify_traced())) {
+		vfsfast_hit(fsnotify_parent);
+		return 0;
+	}
+	return vfsfast___fsnotify_parent_slow(dentry, mask, data, data_type);
 }
 
 static struct vfsfast_func vfsfast_fsnotify_parent_funcs[] = {

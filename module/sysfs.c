@@ -180,7 +180,8 @@ static ssize_t hits_show(struct kobject *kobj, struct kobj_attribute *attr,
 	/* A fallback still in flight is in one count and not yet the other. */
 	hits = vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, left)) -
 	       vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, fallbacks));
-	return sysfs_emit(buf, "%ld\n", max(hits, 0L));
+	return sysfs_emit(buf, "%ld\n", max(hits, 0L) +
+			  (long)vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, hits)));
 }
 
 static ssize_t fallbacks_show(struct kobject *kobj, struct kobj_attribute *attr,

@@ -244,6 +244,18 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 #endif
 
 /*
+ * Whether a tracepoint is on, without a call: static_key_enabled() is an
+ * out-of-line static_key_count() on some kernels (6.1), and a call makes a
+ * fast path save registers.  A nonzero count is what it tests; -1 (first
+ * enable in progress) counts as on, which is the safe answer.
+ */
+#ifdef VFSFAST_HAVE_TRACEPOINT_KEY_FALSE
+#define vfsfast_tracepoint_on(tp)	(atomic_read(&(tp)->key.key.enabled) != 0)
+#else
+#define vfsfast_tracepoint_on(tp)	(atomic_read(&(tp)->key.enabled) != 0)
+#endif
+
+/*
  * What the kernel already has: callers that check the superblock inline
  * never call fsnotify() or __fsnotify_parent() for an unwatched one.
  */

@@ -26,6 +26,9 @@ BENCHES = {
                  "fsnotify and fsnotify_parent together"),
     "pseudo_nonotify": ("io", "pseudo_nonotify",
                         "small I/O and hackbench as for fsnotify, knob pseudo_nonotify"),
+    "fsnotify_all": ("io", "fsnotify fsnotify_parent pseudo_nonotify",
+                     "small I/O and hackbench as for fsnotify, knobs fsnotify, "
+                     "fsnotify_parent and pseudo_nonotify together"),
     "kernfs": ("kernfs", "kernfs",
                "sysfs: stat() of a missing and of an existing attribute under "
                "/sys/devices/system/cpu/cpu0/topology, open/read/close of one "
@@ -117,6 +120,52 @@ def table(results, rounds, iterations, opt="readlink"):
     return "\n".join(lines)
 
 
+# The lab-built pair: the same 6.1 source, configuration and compiler, with
+# and without the revert of upstream's fsnotify fast paths (legacy.py).
+PAIR = ("legacy", "legacy-ref")
+
+
+def recovery(results):
+    """How much of upstream's saving the knobs win back on the legacy kernel.
+
+    upstream saving = legacy off - legacy-ref off (what the reverted fast
+    paths are worth); knob saving = legacy off - legacy on; recovered = knob
+    saving / upstream saving.  Only meaningful for the fsnotify benchmarks,
+    whose fast paths are the whole difference between the two kernels.
+    Returns rows (backend, workload, l_off, l_on, r_off, up, knob, pct);
+    pct is None where upstream saves under 0.5%: the ratio of two numbers
+    within the noise would mean nothing."""
+    if not all(k in results for k in PAIR):
+        return []
+    (ldata, _), (rdata, _) = results[PAIR[0]], results[PAIR[1]]
+    rows = []
+    for (b, w, mode) in sorted(ldata):
+        if mode != "off" or (b, w, "on") not in ldata or (b, w, "off") not in rdata:
+            continue
+        l_off = summarize(ldata[(b, w, "off")])[0]
+        l_on = summarize(ldata[(b, w, "on")])[0]
+        r_off = summarize(rdata[(b, w, "off")])[0]
+        up, knob = l_off - r_off, l_off - l_on
+        pct = knob / up * 100 if up > 0.005 * l_off else None
+        rows.append((b, w, l_off, l_on, r_off, up, knob, pct))
+    return rows
+
+
+def recovery_table(rows):
+    if not rows:
+        return ""
+    lines = ["", "What the knobs win back on legacy, against legacy-ref (the same "
+             "build without the revert):", "",
+             "| backend | workload | legacy off | legacy on | legacy-ref off | upstream saving "
+             "| knob saving | recovered |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for b, w, l_off, l_on, r_off, up, knob, pct in rows:
+        rec = f"{pct:.0f}%" if pct is not None else "n/a (upstream saves < 0.5%)"
+        lines.append(f"| {b} | {w} | {l_off:.0f} | {l_on:.0f} | {r_off:.0f} | {up:+.0f} "
+                     f"| {knob:+.0f} | {rec} |")
+    return "\n".join(lines)
+
+
 def main(kernels, opt, rounds, iterations, out=None, backends=None):
     disk = guest.ext4_image()
     # Instruction counts do not depend on host load: run kernels side by side.
@@ -125,6 +174,8 @@ def main(kernels, opt, rounds, iterations, out=None, backends=None):
                 for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
     text = table(results, rounds, iterations, opt)
+    if opt in ("fsnotify", "fsnotify_all"):
+        text += "\n" + recovery_table(recovery(results))
     print(text)
     if out:
         with open(out, "w") as f:

@@ -20,13 +20,16 @@ from . import util
 # built it (the headers package depends on it, so apt installs it).
 # "legacy" is no Debian package: the lab builds it (legacy.py) from
 # bookworm's linux-source-6.1 with fsnotify as before Linux 5.8, in the
-# bookworm chroot with its gcc-12.  It is not among the defaults.
+# bookworm chroot with its gcc-12; "legacy-ref" is the same build without
+# the revert, the baseline legacy is measured against.  Neither is among
+# the defaults.
 KERNELS = {
     "5.10": {"release": "bullseye", "gcc": "gcc-10"},
     "6.1": {"release": "bookworm", "gcc": "gcc-12"},
     "6.12": {"release": "trixie", "gcc": "gcc-14"},
     "7.2": {"release": "sid", "gcc": "gcc"},
     "legacy": {"release": "bookworm", "gcc": "gcc-12", "built": True},
+    "legacy-ref": {"release": "bookworm", "gcc": "gcc-12", "built": True},
 }
 
 # What `--kernels` means when not given: Debian's own kernels.
@@ -157,7 +160,7 @@ def headers_release(kernel):
     """The kernel release string (uname -r) whose headers the chroot has."""
     if is_built(kernel):
         from . import legacy
-        return legacy.release()
+        return legacy.release(kernel)
     root = chroot_dir(kernel)
     found = sorted(
         os.path.basename(p)[len("linux-headers-"):]
@@ -170,7 +173,7 @@ def headers_release(kernel):
 def kernel_dir(kernel):
     if is_built(kernel):
         from . import legacy
-        return legacy.kernel_dir()
+        return legacy.kernel_dir(kernel)
     return os.path.join(util.cache_dir(), "kernels", headers_release(kernel))
 
 
@@ -178,7 +181,7 @@ def headers_dir(kernel):
     """Host path of the tree the module builds against (KDIR)."""
     if is_built(kernel):
         from . import legacy
-        return legacy.src_dir()
+        return legacy.src_dir(kernel)
     return os.path.join(chroot_dir(kernel), "usr/src", f"linux-headers-{headers_release(kernel)}")
 
 
@@ -198,7 +201,7 @@ def chroot_argv(kernel, script):
     its tree included, privately (legacy.chroot_argv)."""
     if is_built(kernel):
         from . import legacy
-        return legacy.chroot_argv(chroot_dir(kernel), script)
+        return legacy.chroot_argv(chroot_dir(kernel), script, kernel)
     return ["chroot", chroot_dir(kernel), "/bin/sh", "-ec", script]
 
 
@@ -206,12 +209,12 @@ def ensure_kernel(kernel):
     """Download and unpack the stock kernel image and modules of a release.
 
     Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
-    The legacy kernel is built instead (legacy.ensure()), into the same
+    The legacy kernel is built instead (legacy.ensure(kernel)), into the same
     layout.
     """
     if is_built(kernel):
         from . import legacy
-        return legacy.ensure()
+        return legacy.ensure(kernel)
     root = ensure_chroot(kernel)
     kver = headers_release(kernel)
     kdir = kernel_dir(kernel)

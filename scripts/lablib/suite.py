@@ -205,8 +205,10 @@ def word_strlen_test():
 
 
 def host_sh_test(name):
-    """A tests/host/*.sh test ending in "N passed, N failed"."""
-    p = subprocess.run(["sh", os.path.join(util.repo_dir(), "tests/host", name)],
+    """A tests/host/ test (*.sh by sh, *.py by python3) ending in "N passed,
+    N failed"."""
+    interp = "python3" if name.endswith(".py") else "sh"
+    p = subprocess.run([interp, os.path.join(util.repo_dir(), "tests/host", name)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        errors="replace")
     last = (p.stdout.strip().splitlines() or ["no output"])[-1]
@@ -235,6 +237,10 @@ def host_checks(tally):
     tally.record(ok, "evdiff: command line; the same seed twice is byte-identical, with "
                  "events of every kind the host allows; another seed or one event left "
                  "out differs (tests/host/evdiff_test.sh)", summary)
+    ok, summary = host_sh_test("bench_recovery_test.py")
+    tally.record(ok, "bench: the share of upstream's saving recovered on legacy, on "
+                 "synthetic rounds: medians, the 0.5% floor, losses kept negative "
+                 "(tests/host/bench_recovery_test.py)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))

@@ -39,12 +39,18 @@ unload_vfsfast() {
 	rmmod vfsfast
 }
 
+# The tmpfs copy of the ext4 image's links: made by t_readlink.sh, or here
+# for a group that runs without it (--tests).
+need_links() {
+	[ -d /tmp/links ] || cp -a /mnt/ext4/links /tmp/links
+}
+
 # A background reader that checks every readlink() result against what it
 # read at start: tmpfs (inline and page), ext4 (fast and slow), proc, sysfs.
-# The tmpfs links are made by t_readlink.sh.
 CHECKER_PATHS="/tmp/links/l0032 /tmp/links/l0100 /tmp/links/l4095 /mnt/ext4/links/l0032 /mnt/ext4/links/l0100 /proc/self /sys/class/net/lo"
 
 start_checker() {
+	need_links
 	rm -f /tmp/stop
 	rlloop /tmp/stop $CHECKER_PATHS >/tmp/rlloop.out 2>&1 &
 	checker_pid=$!

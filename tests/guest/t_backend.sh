@@ -8,6 +8,7 @@
 # on the same backend, and the tracer sees the calls.
 
 T=/sys/kernel/tracing
+need_links
 load_vfsfast enable=readlink
 if [ -f /lab/vfsfast_holder.ko ]; then
 	out=$(insmod /lab/vfsfast_holder.ko 2>&1)

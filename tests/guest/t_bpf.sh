@@ -43,7 +43,7 @@ status_truthful() {
 	fi
 }
 
-[ -d /tmp/links ] || cp -a /mnt/ext4/links /tmp/links
+need_links
 if [ ! -r /sys/kernel/btf/vmlinux ]; then
 	note "no /sys/kernel/btf/vmlinux: BPF fentry needs BTF"
 	return 0 2>/dev/null || exit 0

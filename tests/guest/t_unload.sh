@@ -21,6 +21,7 @@ park_readlink() {
 	done
 }
 
+need_links
 mkdir -p /tmp/fp
 mount -t tmpfs none /tmp/fp
 echo data >/tmp/fp/f

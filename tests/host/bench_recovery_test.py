@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/lablib/bench.py's "recovered" figure (the share of upstream's
+# saving that the knobs win back on the legacy kernel) on synthetic rounds
+# with answers worked out by hand: medians, not means; the 0.5% noise
+# floor; workloads or kernels missing from one side; and the table text.
+#
+# Last line: "N passed, N failed"; exit status 1 when anything failed.
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+from lablib import bench  # noqa: E402
+
+passed = failed = 0
+
+
+def check(cond, what, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok - {what}")
+    else:
+        failed += 1
+        print(f"not ok - {what} # {detail}")
+
+
+# legacy: write off 1000 (median of 990/1000/1300), on 910; legacy-ref: 900.
+# upstream saves 100, the knobs 90: 90%.
+legacy = {("direct", "write", "off"): [990, 1000, 1300],
+          ("direct", "write", "on"): [910, 905, 920],
+          ("direct", "write", "passthrough"): [1010, 1010, 1010],
+          # upstream saves 2 of 1000 (0.2%): under the floor.
+          ("direct", "watched", "off"): [1000, 1000, 1000],
+          ("direct", "watched", "on"): [1040, 1040, 1040],
+          # the knobs cost more than upstream saves: negative share.
+          ("direct", "pipe", "off"): [2000, 2000, 2000],
+          ("direct", "pipe", "on"): [2030, 2030, 2030],
+          # no "on" (unsupported): no row.
+          ("direct", "socket", "off"): [3000, 3000, 3000],
+          # legacy-ref lacks it: no row.
+          ("direct", "eventfd", "off"): [1500, 1500, 1500],
+          ("direct", "eventfd", "on"): [1400, 1400, 1400]}
+ref = {("direct", "write", "off"): [899, 900, 901],
+       ("direct", "watched", "off"): [998, 998, 998],
+       ("direct", "pipe", "off"): [1900, 1900, 1900],
+       ("direct", "socket", "off"): [2900, 2900, 2900]}
+
+rows = bench.recovery({"legacy": (legacy, "s"), "legacy-ref": (ref, "s")})
+by = {w: r for _, w, *r in rows}
+check(sorted(by) == ["pipe", "watched", "write"], "rows only where legacy on/off and "
+      "legacy-ref off all exist", sorted(by))
+w = by.get("write")
+check(w is not None and w[:5] == [1000, 910, 900, 100, 90], "medians and savings of write",
+      w)
+check(w is not None and abs(w[5] - 90.0) < 1e-9, "write: 90 of 100 recovered", w)
+check(by.get("watched", [None] * 6)[5] is None, "an upstream saving under 0.5% gives no "
+      "ratio", by.get("watched"))
+p = by.get("pipe", [None] * 6)
+check(p[5] is not None and abs(p[5] + 30.0) < 1e-9, "knobs that cost give a negative "
+      "share (-30 of 100), not a clipped one", p)
+check(bench.recovery({"legacy": (legacy, "s")}) == [], "no legacy-ref: no rows")
+check(bench.recovery({"legacy-ref": (ref, "s"), "6.1": (ref, "s")}) == [],
+      "no legacy: no rows")
+text = bench.recovery_table(rows)
+check("| direct | write | 1000 | 910 | 900 | +100 | +90 | 90% |" in text,
+      "table row for write", text)
+check("| direct | pipe | 2000 | 2030 | 1900 | +100 | -30 | -30% |" in text,
+      "table row for pipe", text)
+check("n/a (upstream saves < 0.5%)" in text, "table says why watched has no ratio", text)
+check(bench.recovery_table([]) == "", "no rows: no table")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
