@@ -5,8 +5,8 @@
 # workloads: readlink (rlbench on short and long links, tmpfs and ext4)
 # or io (nbench: small reads and writes, pipes, sockets, eventfds, a pipe
 # beside a watched pipe, and rt-tests' hackbench in pipe mode, 1 group of
-# 4 senders and 4 receivers, per message) or kernfs (kfs: sysfs path walks
-# and attribute reads).
+# 4 senders and 4 receivers, per message, alone and beside a watched pipe)
+# or kernfs (kfs: sysfs path walks and attribute reads).
 # Output lines:
 #   R <round> <backend> <mode> <workload> <ns_per_op>
 
@@ -23,12 +23,14 @@ readlink)
 	;;
 io)
 	mkdir -p /tmp/b
-	W="write read watched pipe pipewatched socket eventfd hackbench"
+	W="write read watched pipe pipewatched socket eventfd hackbench hackbenchwatched"
 	HB_LOOPS=$((N / 100))
 	measure() {
 		case $1 in
 		hackbench)
 			nbench exec $((16 * HB_LOOPS)) hackbench -p -g 1 -f 4 -l $HB_LOOPS ;;
+		hackbenchwatched)
+			nbench execwatched $((16 * HB_LOOPS)) hackbench -p -g 1 -f 4 -l $HB_LOOPS ;;
 		*) nbench "$1" $N /tmp/b ;;
 		esac
 	}

@@ -16,10 +16,12 @@
  *            /proc/self/fd) makes pipefs a watched superblock: the case
  *            where only the checks inside fsnotify() can return early
  *
- * usage: nbench exec OPS COMMAND [ARG...]
+ * usage: nbench exec|execwatched OPS COMMAND [ARG...]
  *   runs COMMAND once (its stdout to /dev/null) and divides its elapsed
  *   time by OPS, the operations it is known to perform (hackbench's
- *   messages); exit 1 if it fails
+ *   messages); exit 1 if it fails.  execwatched first puts an inotify
+ *   watch on a pipe of its own, as pipewatched does, so that every pipe
+ *   COMMAND makes is on a watched superblock
  *
  * Prints exactly one line: ns_per_op=<ns, 3 decimals>.  Exit 1 if any call
  * fails or moves another number of bytes than asked, 2 on usage error.
@@ -44,7 +46,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: nbench write|read|watched|pipe|socket|eventfd|pipewatched ITERATIONS [DIR]\n"
-		"       nbench exec OPS COMMAND [ARG...]\n");
+		"       nbench exec|execwatched OPS COMMAND [ARG...]\n");
 	exit(2);
 }
 
@@ -101,6 +103,20 @@ static void open_file(const char *dir, const char *name)
 		die(path);
 }
 
+/* An inotify watch on a pipe (through /proc/self/fd): pipefs is watched. */
+static void watch_a_pipe(void)
+{
+	char path[64];
+	int fds[2], ifd;
+
+	if (pipe(fds))
+		die("pipe");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+	ifd = inotify_init1(IN_NONBLOCK);
+	if (ifd < 0 || inotify_add_watch(ifd, path, IN_MODIFY) < 0)
+		die("inotify on a pipe");
+}
+
 static double elapsed_ns(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -155,8 +171,13 @@ int main(int argc, char **argv)
 	iters = strtoul(argv[2], &end, 10);
 	if (errno || *end || !iters || argv[2][0] == '-')
 		usage();
-	if (!strcmp(argv[1], "exec"))
-		return argc > 3 ? run_command(iters, argv + 3) : (usage(), 2);
+	if (!strcmp(argv[1], "exec") || !strcmp(argv[1], "execwatched")) {
+		if (argc < 4)
+			usage();
+		if (argv[1][4] == 'w')
+			watch_a_pipe();
+		return run_command(iters, argv + 3);
+	}
 	if (argc > 4)
 		usage();
 
@@ -175,14 +196,8 @@ int main(int argc, char **argv)
 		open_file(dir, "nbench.data");
 		op = op_read;
 	} else if (!strcmp(argv[1], "pipe") || !strcmp(argv[1], "pipewatched")) {
-		if (argv[1][4] == 'w') {
-			if (pipe(fds))
-				die("pipe");
-			snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
-			ifd = inotify_init1(IN_NONBLOCK);
-			if (ifd < 0 || inotify_add_watch(ifd, path, IN_MODIFY) < 0)
-				die("inotify on a pipe");
-		}
+		if (argv[1][4] == 'w')
+			watch_a_pipe();
 		if (pipe(fds))
 			die("pipe");
 		rfd = fds[0];
