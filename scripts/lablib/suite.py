@@ -84,12 +84,31 @@ def record_guest(tally, kernel, res, what):
                  "; ".join(res.bad_lines[:3]))
 
 
+def oldsig_check(tally, kernel):
+    """Compile-only: fsnotify()'s 4.20-5.8 signature, which no lab kernel
+    has, declared in a copy of this kernel's headers."""
+    ok, log, probes, syms = build.make_oldsig(kernel)
+    w = warnings_in(log)
+    have = set(re.findall(r"#define VFSFAST_HAVE_(\w+) 1", probes))
+    picked = ("FSNOTIFY_TO_TELL" in have and "FSNOTIFY_MASK_FIRST" not in have and
+              "FSNOTIFY_PARENT_DENTRY" not in have)
+    compiled = (re.search(r" t vfsfast_fsnotify_slow$", syms, re.M) is not None and
+                "vfsfast___fsnotify_parent_slow" not in syms)
+    tally.record(ok and not w and picked and compiled,
+                 f"[{kernel}] compile-only, pre-5.9 fsnotify() and __fsnotify_parent() "
+                 "prototypes: W=1 clean, the probes pick to_tell, fsnotify's replacement "
+                 "is built and fsnotify_parent's is left out",
+                 log[-300:] if not ok else "; ".join(w[:3]) if w else
+                 f"probes {sorted(have)}; symbols {syms[-200:]}")
+
+
 def run_kernel(tally, kernel, disk, env, only=None):
     debian.ensure_kernel(kernel)
     ok, log = build.make_w1(kernel, "C=2")
     w = warnings_in(log)
     tally.record(ok and not w, f"[{kernel}] W=1 build, sparse (C=2): no warnings",
                  "; ".join(w[:3]) if w else ("" if ok else log[-300:]))
+    oldsig_check(tally, kernel)
     kver = debian.headers_release(kernel)
     # Debian's System.map is a placeholder: the check must say so, not
     # guess.  The legacy kernel's, from its own build, is real: the check
