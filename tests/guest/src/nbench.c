@@ -43,7 +43,7 @@
 
 #define WARMUP	1000
 
-static void usage(void)
+static void bad_args(void)
 {
 	fprintf(stderr, "usage: nbench write|read|watched|pipe|socket|eventfd|pipewatched ITERATIONS [DIR]\n"
 		"       nbench exec|execwatched OPS COMMAND [ARG...]\n");
@@ -166,20 +166,20 @@ int main(int argc, char **argv)
 	double ns;
 
 	if (argc < 3)
-		usage();
+		bad_args();
 	errno = 0;
 	iters = strtoul(argv[2], &end, 10);
 	if (errno || *end || !iters || argv[2][0] == '-')
-		usage();
+		bad_args();
 	if (!strcmp(argv[1], "exec") || !strcmp(argv[1], "execwatched")) {
 		if (argc < 4)
-			usage();
-		if (argv[1][4] == 'w')
+			bad_args();
+		if (!strcmp(argv[1], "execwatched"))
 			watch_a_pipe();
 		return run_command(iters, argv + 3);
 	}
 	if (argc > 4)
-		usage();
+		bad_args();
 
 	if (!strcmp(argv[1], "write") || !strcmp(argv[1], "watched")) {
 		open_file(dir, "nbench.data");
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 			die("eventfd");
 		op = op_eventfd;
 	} else {
-		usage();
+		bad_args();
 	}
 
 	for (i = 0; i < WARMUP; i++)
