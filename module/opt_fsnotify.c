@@ -24,6 +24,7 @@
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
 #include <linux/fsnotify_backend.h>
+#include <linux/jump_label.h>
 #include <linux/tracepoint.h>
 
 #include "vfsfast.h"
@@ -31,8 +32,12 @@
 VFSFAST_STATS(fsnotify);
 VFSFAST_STATS(fsnotify_parent);
 
-/* The kernel's fsnotify tracepoint (7.0+), or NULL. */
+/*
+ * The kernel's fsnotify tracepoint (7.0+), or NULL.  The key says whether
+ * there is one, so that kernels without it test nothing per call.
+ */
 static struct tracepoint *vfsfast_fsnotify_tp;
+static DEFINE_STATIC_KEY_FALSE(vfsfast_fsnotify_has_tp);
 
 static void vfsfast_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -43,27 +48,57 @@ static void vfsfast_find_tp(struct tracepoint *tp, void *priv)
 static int vfsfast_fsnotify_setup(struct vfsfast_opt *opt)
 {
 	for_each_kernel_tracepoint(vfsfast_find_tp, NULL);
+	if (vfsfast_fsnotify_tp)
+		static_branch_enable(&vfsfast_fsnotify_has_tp);
 	return 0;
 }
 
 static __always_inline bool vfsfast_fsnotify_traced(void)
 {
-	struct tracepoint *tp = READ_ONCE(vfsfast_fsnotify_tp);
-
-	return tp && vfsfast_tracepoint_on(tp);
+	return static_branch_unlikely(&vfsfast_fsnotify_has_tp) &&
+	       vfsfast_tracepoint_on(vfsfast_fsnotify_tp);
 }
 
 /*
- * Whether nothing on @sb can see an event reported on @inode (the inode
- * the stock function reports it on) and @dir: both must be on @sb, where
- * every mark that could see it counts.
+ * Whether nothing on @sb can see an event on @inode (NULL for a dirent
+ * event, which is reported on @dir) and @dir: every mark that could see it
+ * counts on @sb, if both inodes are on it.
  */
-static __always_inline bool vfsfast_fsnotify_unseen(struct super_block *sb,
+static __always_inline bool vfsfast_sb_unseen(struct super_block *sb,
+					      struct inode *inode,
+					      struct inode *dir)
+{
+	if (vfsfast_sb_watched(sb))
+		return false;
+	if (unlikely(dir)) {
+		if (dir->i_sb != sb)
+			return false;
+	} else if (!inode) {
+		return false;
+	}
+	if (inode && inode->i_sb != sb)
+		return false;
+	return !vfsfast_fsnotify_traced();
+}
+
+/*
+ * The same for the superblock of an event's data; data without one goes
+ * to the stock function.  File events, by far the most frequent, carry a
+ * path, whose dentry always has a superblock: that case comes first and
+ * tests no pointer.
+ */
+static __always_inline bool vfsfast_fsnotify_unseen(const void *data,
+						    int data_type,
 						    struct inode *inode,
 						    struct inode *dir)
 {
-	return sb && !vfsfast_sb_watched(sb) && inode && inode->i_sb == sb &&
-	       (!dir || dir->i_sb == sb) && !vfsfast_fsnotify_traced();
+	struct super_block *sb;
+
+	if (likely(data_type == FSNOTIFY_EVENT_PATH))
+		return vfsfast_sb_unseen(((const struct path *)data)->dentry->d_sb,
+					 inode, dir);
+	sb = vfsfast_fsnotify_data_sb(data, data_type);
+	return sb && vfsfast_sb_unseen(sb, inode, dir);
 }
 
 /*
@@ -93,9 +128,7 @@ static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
 			    struct inode *dir, const struct qstr *file_name,
 			    struct inode *inode, u32 cookie)
 {
-	/* A dirent event (no @inode) is reported on @dir. */
-	if (likely(vfsfast_fsnotify_unseen(vfsfast_fsnotify_data_sb(data, data_type),
-					   inode ?: dir, dir))) {
+	if (likely(vfsfast_fsnotify_unseen(data, data_type, inode, dir))) {
 		vfsfast_hit(fsnotify);
 		return 0;
 	}
@@ -123,7 +156,7 @@ static int vfsfast_fsnotify(struct inode *to_tell, __u32 mask,
 			    const void *data, int data_type,
 			    const struct qstr *file_name, u32 cookie)
 {
-	if (likely(vfsfast_fsnotify_unseen(to_tell->i_sb, to_tell, NULL))) {
+	if (likely(vfsfast_fsnotify_unseen(data, data_type, to_tell, NULL))) {
 		vfsfast_hit(fsnotify);
 		return 0;
 	}
