@@ -132,9 +132,10 @@ def recovery(results):
     paths are worth); knob saving = legacy off - legacy on; recovered = knob
     saving / upstream saving.  Only meaningful for the fsnotify benchmarks,
     whose fast paths are the whole difference between the two kernels.
-    Returns rows (backend, workload, l_off, l_on, r_off, up, knob, pct);
-    pct is None where upstream saves under 0.5%: the ratio of two numbers
-    within the noise would mean nothing."""
+    Returns rows (backend, workload, l_off, l_on, r_off, up, knob, pct,
+    why); pct is None, and why says which, where upstream saves under 0.5%
+    or less than the rounds of either "off" figure spread over (max - min):
+    the ratio of two numbers within the noise would mean nothing."""
     if not all(k in results for k in PAIR):
         return []
     (ldata, _), (rdata, _) = results[PAIR[0]], results[PAIR[1]]
@@ -142,12 +143,20 @@ def recovery(results):
     for (b, w, mode) in sorted(ldata):
         if mode != "off" or (b, w, "on") not in ldata or (b, w, "off") not in rdata:
             continue
-        l_off = summarize(ldata[(b, w, "off")])[0]
+        l_rounds, r_rounds = ldata[(b, w, "off")], rdata[(b, w, "off")]
+        l_off = summarize(l_rounds)[0]
         l_on = summarize(ldata[(b, w, "on")])[0]
-        r_off = summarize(rdata[(b, w, "off")])[0]
+        r_off = summarize(r_rounds)[0]
         up, knob = l_off - r_off, l_off - l_on
-        pct = knob / up * 100 if up > 0.005 * l_off else None
-        rows.append((b, w, l_off, l_on, r_off, up, knob, pct))
+        noise = max(max(l_rounds) - min(l_rounds), max(r_rounds) - min(r_rounds))
+        pct, why = None, None
+        if up <= 0.005 * l_off:
+            why = "upstream saves < 0.5%"
+        elif up <= noise:
+            why = f"upstream saving within the rounds' spread of {noise:.0f}"
+        else:
+            pct = knob / up * 100
+        rows.append((b, w, l_off, l_on, r_off, up, knob, pct, why))
     return rows
 
 
@@ -159,8 +168,8 @@ def recovery_table(rows):
              "| backend | workload | legacy off | legacy on | legacy-ref off | upstream saving "
              "| knob saving | recovered |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for b, w, l_off, l_on, r_off, up, knob, pct in rows:
-        rec = f"{pct:.0f}%" if pct is not None else "n/a (upstream saves < 0.5%)"
+    for b, w, l_off, l_on, r_off, up, knob, pct, why in rows:
+        rec = f"{pct:.0f}%" if pct is not None else f"n/a ({why})"
         lines.append(f"| {b} | {w} | {l_off:.0f} | {l_on:.0f} | {r_off:.0f} | {up:+.0f} "
                      f"| {knob:+.0f} | {rec} |")
     return "\n".join(lines)

@@ -263,7 +263,8 @@ def host_checks(tally):
                  "out differs (tests/host/evdiff_test.sh)", summary)
     ok, summary = host_sh_test("bench_recovery_test.py")
     tally.record(ok, "bench: the share of upstream's saving recovered on legacy, on "
-                 "synthetic rounds: medians, the 0.5% floor, losses kept negative "
+                 "synthetic rounds: medians, the 0.5% floor, savings within the rounds' "
+                 "spread, losses kept negative "
                  "(tests/host/bench_recovery_test.py)", summary)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
