@@ -4,7 +4,8 @@
 # scripts/lablib/bench.py's "recovered" figure (the share of upstream's
 # saving that the knobs win back on the legacy kernel) on synthetic rounds
 # with answers worked out by hand: medians, not means; the 0.5% noise
-# floor and the rounds' spread; workloads or kernels missing from one side; and the table text.
+# floor and the rounds' spread; workloads or kernels missing from one
+# side; and the table text.
 #
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
@@ -58,8 +59,8 @@ ref = {("direct", "write", "off"): [899, 900, 901],
        ("direct", "pipe", "off"): [1900, 1900, 1900],
        ("direct", "socket", "off"): [2900, 2900, 2900],
        ("direct", "hackbench", "off"): [3770, 3770, 3770],
-       ("direct", "hackbench3", "off"): [3740, 3760, 3790],
-       ("direct", "hackbench2", "off"): [3750, 3760, 3780]}
+       ("direct", "hackbench2", "off"): [3750, 3760, 3780],
+       ("direct", "hackbench3", "off"): [3740, 3760, 3790]}
 
 rows = bench.recovery({"legacy": (legacy, "s"), "legacy-ref": (ref, "s")})
 by = {w: r for _, w, *r in rows}
