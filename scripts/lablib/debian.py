@@ -21,8 +21,10 @@ from . import util
 # "legacy" is no Debian package: the lab builds it (legacy.py) from
 # bookworm's linux-source-6.1 with fsnotify as before Linux 5.8, in the
 # bookworm chroot with its gcc-12; "legacy-ref" is the same build without
-# the revert, the baseline legacy is measured against.  Neither is among
-# the defaults.
+# the revert, the baseline legacy is measured against.  "5.10-debug" and
+# "6.12-debug" are built too (debugk.py): Debian's 5.10 and 6.12 from their
+# linux-source packages with KASAN, lockdep and the other checkers, each
+# tested as its "base" kernel.  None of these is among the defaults.
 KERNELS = {
     "5.10": {"release": "bullseye", "gcc": "gcc-10"},
     "6.1": {"release": "bookworm", "gcc": "gcc-12"},
@@ -30,6 +32,10 @@ KERNELS = {
     "7.2": {"release": "sid", "gcc": "gcc"},
     "legacy": {"release": "bookworm", "gcc": "gcc-12", "built": True},
     "legacy-ref": {"release": "bookworm", "gcc": "gcc-12", "built": True},
+    "5.10-debug": {"release": "bullseye", "gcc": "gcc-10", "built": True, "debug": True,
+                   "base": "5.10"},
+    "6.12-debug": {"release": "trixie", "gcc": "gcc-14", "built": True, "debug": True,
+                   "base": "6.12"},
 }
 
 # What `--kernels` means when not given: Debian's own kernels.
@@ -37,9 +43,31 @@ DEFAULT_KERNELS = ["5.10", "6.1", "6.12", "7.2"]
 
 
 def is_built(kernel):
-    """True for a kernel the lab compiles itself (legacy) rather than
-    downloads from Debian."""
+    """True for a kernel the lab compiles itself (legacy, the debug
+    kernels) rather than downloads from Debian."""
     return KERNELS[kernel].get("built", False)
+
+
+def is_debug(kernel):
+    """True for a lab-built debug kernel (KASAN, lockdep): slower guests."""
+    return KERNELS[kernel].get("debug", False)
+
+
+def base_kernel(kernel):
+    """The kernel whose expectations a kernel's tests share: a debug
+    kernel's stock Debian kernel ("5.10-debug" -> "5.10"), else itself."""
+    return KERNELS[kernel].get("base", kernel)
+
+
+def _builder(kernel):
+    """The module that builds a lab-built kernel: debugk for the debug
+    kernels, legacy for legacy and legacy-ref.  Imported here, not at the
+    top: both import this module."""
+    if is_debug(kernel):
+        from . import debugk
+        return debugk
+    from . import legacy
+    return legacy
 
 MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 
@@ -159,8 +187,7 @@ def _in_root(root, path):
 def headers_release(kernel):
     """The kernel release string (uname -r) whose headers the chroot has."""
     if is_built(kernel):
-        from . import legacy
-        return legacy.release(kernel)
+        return _builder(kernel).release(kernel)
     root = chroot_dir(kernel)
     found = sorted(
         os.path.basename(p)[len("linux-headers-"):]
@@ -172,22 +199,20 @@ def headers_release(kernel):
 
 def kernel_dir(kernel):
     if is_built(kernel):
-        from . import legacy
-        return legacy.kernel_dir(kernel)
+        return _builder(kernel).kernel_dir(kernel)
     return os.path.join(util.cache_dir(), "kernels", headers_release(kernel))
 
 
 def headers_dir(kernel):
     """Host path of the tree the module builds against (KDIR)."""
     if is_built(kernel):
-        from . import legacy
-        return legacy.src_dir(kernel)
+        return _builder(kernel).src_dir(kernel)
     return os.path.join(chroot_dir(kernel), "usr/src", f"linux-headers-{headers_release(kernel)}")
 
 
 def source_header(kernel, rel):
     """Host path of a kernel source header (e.g. include/linux/fs.h): in
-    Debian's -common headers package, or in the legacy tree."""
+    Debian's -common headers package, or in a lab-built kernel's tree."""
     if is_built(kernel):
         return os.path.join(headers_dir(kernel), rel)
     kver = headers_release(kernel)
@@ -197,11 +222,10 @@ def source_header(kernel, rel):
 
 def chroot_argv(kernel, script):
     """argv running `sh -ec script` in the kernel's chroot.  Run a Debian
-    kernel's inside mounted(); the legacy kernel's mounts what it needs,
-    its tree included, privately (legacy.chroot_argv)."""
+    kernel's inside mounted(); a lab-built kernel's mounts what it needs,
+    its tree included, privately (legacy.chroot_argv, debugk.chroot_argv)."""
     if is_built(kernel):
-        from . import legacy
-        return legacy.chroot_argv(chroot_dir(kernel), script, kernel)
+        return _builder(kernel).chroot_argv(chroot_dir(kernel), script, kernel)
     return ["chroot", chroot_dir(kernel), "/bin/sh", "-ec", script]
 
 
@@ -209,12 +233,11 @@ def ensure_kernel(kernel):
     """Download and unpack the stock kernel image and modules of a release.
 
     Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
-    The legacy kernel is built instead (legacy.ensure(kernel)), into the same
-    layout.
+    The lab-built kernels are built instead (legacy.ensure(kernel),
+    debugk.ensure(kernel)), into the same layout.
     """
     if is_built(kernel):
-        from . import legacy
-        return legacy.ensure(kernel)
+        return _builder(kernel).ensure(kernel)
     root = ensure_chroot(kernel)
     kver = headers_release(kernel)
     kdir = kernel_dir(kernel)
