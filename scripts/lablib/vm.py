@@ -22,9 +22,27 @@ from . import debian, util
 DONE_MARKER = "VFSFAST-JOB-DONE"
 
 # Kernel messages that fail a run wherever they appear on the console.
+# The debug kernels' reports start "BUG: KASAN:", "BUG: KFENCE:", "BUG:
+# sleeping function called from invalid context", "WARNING: possible
+# circular locking dependency detected", "WARNING: inconsistent lock
+# state", "WARNING: suspicious RCU usage"; their titles are named too, so
+# that a report whose first line another CPU's output split still counts.
 BAD_CONSOLE = re.compile(
     r"WARNING:|BUG:|Oops|general protection|RCU stall|detected stalls?|"
-    r"hung_task|INFO: task|lockdep|Kernel panic|Call Trace|UBSAN:|KFENCE:")
+    r"hung_task|INFO: task|lockdep|Kernel panic|Call Trace|UBSAN:|KFENCE:|KASAN:|"
+    r"circular locking dependency|inconsistent lock state|suspicious RCU usage|"
+    r"called from invalid context|possible recursive locking|"
+    r"lock held when returning to user space")
+# Boot banners of those kernels that match the above but report nothing.
+BENIGN_CONSOLE = re.compile(r"RCU lockdep checking is enabled")
+
+# The debug kernels (debian.is_debug(): KASAN, lockdep, KFENCE) run their
+# guests several times slower in TCG, and KASAN's shadow takes an eighth
+# of the guest's memory on top of its quarantine: every guest timeout is
+# scaled here, for every caller, and the guest gets more memory.
+MEMORY_MB = 1024
+DEBUG_MEMORY_MB = 2048
+DEBUG_TIMEOUT_SCALE = 4
 
 # Modules the guest needs from the kernel package, loaded in this order
 # (their dependencies first).  Built-in ones are skipped.
@@ -138,7 +156,8 @@ class Result:
         self.rc = int(m.group(1)) if m else None
         # The command line names hung_task_panic: not a report.
         self.bad_lines = [l for l in console.splitlines()
-                          if BAD_CONSOLE.search(l) and "command line:" not in l.lower()]
+                          if BAD_CONSOLE.search(l) and "command line:" not in l.lower()
+                          and not BENIGN_CONSOLE.search(l)]
 
     @property
     def clean(self):
@@ -151,11 +170,15 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
 
     on_output: called with each new chunk of the job's output while the
     guest runs (progress of long jobs)."""
+    memory = MEMORY_MB
+    if debian.is_debug(kernel):
+        timeout *= DEBUG_TIMEOUT_SCALE
+        memory = DEBUG_MEMORY_MB
     work = tempfile.mkdtemp(prefix="vfsfast-vm-")
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
-           "-monitor", "none", "-machine", "pc", "-cpu", "max", "-m", "1024",
+           "-monitor", "none", "-machine", "pc", "-cpu", "max", "-m", str(memory),
            "-smp", str(smp), "-kernel", debian.vmlinuz(kernel), "-initrd", initrd,
            "-append", f"{CMDLINE} {append}".strip(),
            "-serial", f"file:{console}", "-serial", f"file:{output}"]
