@@ -19,6 +19,11 @@
 #                      legacy-ref, the same 6.1 build without the revert
 # make bench-legacy    the fsnotify benchmark on legacy and legacy-ref, with
 #                      the share of upstream's saving the knobs recover
+# make check-debug     the test suite on the lab-built debug kernels,
+#                      5.10-debug and 6.12-debug (Debian's configs with KASAN,
+#                      lockdep and friends; built on first use, hours on 2
+#                      CPUs), PROFILE=ci unless PROFILE is given
+# make debug-kernels   only build (or find cached) the two debug kernels
 # make bench           the readlink benchmark in the qemu lab
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
@@ -84,6 +89,14 @@ check-legacy:
 legacy-kernel:
 	$(LAB) setup --kernels "legacy legacy-ref"
 
+# Not in `check` either, for the same reason: two kernel builds, and guests
+# several times slower than on the stock kernels.
+check-debug:
+	$(LAB) test --kernels "5.10-debug 6.12-debug" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
+
+debug-kernels:
+	$(LAB) setup --kernels "5.10-debug 6.12-debug"
+
 bench-legacy:
 	$(LAB) bench fsnotify --kernels "legacy legacy-ref" --backends direct
 
@@ -97,4 +110,4 @@ style:
 	$(LAB) style
 
 .PHONY: all modules install install-scripts dkms-install clean check check-legacy \
-	legacy-kernel bench-legacy bench demo style
+	legacy-kernel bench-legacy check-debug debug-kernels bench demo style
