@@ -42,8 +42,17 @@ struct vfsfast_func {
 	void *stock;
 	unsigned long *redirect;	/* where the hook sends callers */
 	unsigned long *body;		/* the target just past its ftrace site */
+	/*
+	 * An observer calls the stock function and records what it changed,
+	 * for the replacements of the same optimization to trust.  Observers
+	 * go live first; the replacements only once no call that entered an
+	 * observer's target unobserved is left (quiesce.c).
+	 */
+	bool observer;
 
 	/* engine */
+	unsigned long entry;		/* the target's text: entry, size */
+	unsigned long size;
 	unsigned long site;		/* its ftrace site */
 	unsigned long direct;		/* what a direct site calls or jumps to */
 	struct ftrace_ops ops;		/* ftrace backend */
@@ -65,16 +74,23 @@ struct vfsfast_func {
 /*
  * The fields of a table entry for target @name (a line of
  * vfsfast_targets.h), used as { VFSFAST_FUNC(...) }; @exported is its
- * address when the kernel exports it, else 0.
+ * address when the kernel exports it, else 0.  A replacement whose
+ * prototype is not its target's does not build.
  */
 #define VFSFAST_FUNC(name, exported, new)				\
 	.old_name = #name,						\
 	.old_addr = (unsigned long)(exported),				\
-	.new_func = (new),						\
+	.new_func = (char *)(new) +					\
+		BUILD_BUG_ON_ZERO(!__same_type(&(new), &vfsfast_stock_##name)), \
 	.tramp = vfsfast_tramp_##name,					\
 	.stock = vfsfast_stock_##name,					\
 	.redirect = &vfsfast_redirect_##name,				\
 	.body = &vfsfast_body_##name
+
+/* An observer's table entry: VFSFAST_FUNC() that goes live first. */
+#define VFSFAST_OBSERVER(name, exported, new)				\
+	VFSFAST_FUNC(name, exported, new),				\
+	.observer = true
 
 /*
  * What `vfsfast check` reads from a module built for a kernel that is not
@@ -93,7 +109,8 @@ struct vfsfast_backend {
 	void (*release)(struct vfsfast_func *func);
 	/* Start sending callers to *func->redirect. */
 	int (*attach)(struct vfsfast_func *func);
-	void (*detach)(struct vfsfast_func *func);
+	/* Stop; on failure the site may still lead to vfsfast. */
+	int (*detach)(struct vfsfast_func *func);
 	/*
 	 * *func->redirect changed while attached: follow it.  NULL when the
 	 * hook reads *func->redirect at every call.
@@ -146,10 +163,10 @@ struct vfsfast_opt {
 	int (*setup)(struct vfsfast_opt *opt);
 	/*
 	 * Called before its replacements go live (enable, re-arm after a
-	 * livepatch, passthrough turned off), so that they forget what they
-	 * kept while no observer ran.  Targets are attached in table order
-	 * and detached in reverse, so observers listed first see everything
-	 * that the replacements after them rely on.
+	 * livepatch, passthrough turned off), with its observers live and
+	 * every call that entered an observer's target unobserved finished,
+	 * so that the replacements forget what they kept while no observer
+	 * ran.  Targets are detached in reverse table order.
 	 */
 	void (*arm)(struct vfsfast_opt *opt);
 
@@ -166,6 +183,12 @@ struct vfsfast_opt {
 	/* The target that livepatch took, once known. */
 	const char *yielded_func;
 	int last_error;
+	/*
+	 * "<function>: <why>" once a target could not be unhooked: the
+	 * module pins itself, since that site still leads into its text, and
+	 * refuses every further enable.
+	 */
+	char broken[96];
 	bool requested;		/* what was asked for: 1 written, enable= */
 	bool enabled;		/* in effect: hooks attached */
 	bool disabled;		/* off by the disable= parameter */
@@ -198,9 +221,32 @@ extern struct mutex vfsfast_mutex;
  */
 #define vfsfast_hit(name)	this_cpu_inc(vfsfast_stats_##name.hits)
 
+/*
+ * Around a call that may sleep for as long as user space decides (a FUSE
+ * daemon's get_link, a userfaultfd handler behind copy_to_user()): the
+ * task holds a reference on the module, so rmmod answers EBUSY at once
+ * instead of waiting in the drain.  False when the module is already
+ * going; the caller must then leave vfsfast's text before it sleeps (hand
+ * the whole call to the stock function as a tail call), so that the
+ * drain never waits for it.
+ */
+static __always_inline bool vfsfast_hold(void)
+{
+	return try_module_get(THIS_MODULE);
+}
+
+static __always_inline void vfsfast_unhold(void)
+{
+	module_put(THIS_MODULE);
+}
+
 /* symbols.c */
 int vfsfast_symbols_init(void);
-unsigned long vfsfast_lookup_name(const char *name, unsigned long *site);
+unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
+				  unsigned long *size);
+
+/* quiesce.c */
+int vfsfast_quiesce(struct vfsfast_opt *opt);
 
 /* hook.c */
 int vfsfast_hook_init(const char *backend);
@@ -211,9 +257,10 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
 void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
-void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *module, bool gone);
+void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
+		       const char *(*holder)(const char *func));
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
-void vfsfast_drain(void);
+int vfsfast_drain(void);
 unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* yield.c */

@@ -46,19 +46,25 @@ static int vfsfast_direct_attach_to(struct vfsfast_func *func,
 		return ret;
 	func->direct = addr;
 	/*
-	 * Flagged after registering: some kernels' register_ftrace_direct()
-	 * sets the flags rather than adding to them.  (The ip-named API of
-	 * 5.10 and 6.1 uses the kernel's own PERMANENT direct_ops.)
+	 * Flagged after registering: register_ftrace_direct() (6.5+) sets
+	 * the flags rather than adding to them.  ftrace_lock is not ours to
+	 * take, and not needed: once registered, this ops' flags are written
+	 * only by its own register, modify and unregister calls, which
+	 * vfsfast_mutex serializes; the ftrace_enabled sysctl reads them
+	 * under ftrace_lock and sees the old word or the new one, and a
+	 * disable that saw the old one is caught by the site check after
+	 * attach.  (The ip-named API of 5.10 and 6.1 uses the kernel's own
+	 * PERMANENT direct_ops.)
 	 */
 	if (VFSFAST_DIRECT_NEEDS_FILTER)
-		func->dops.flags |= VFSFAST_FL_PERMANENT;
+		WRITE_ONCE(func->dops.flags,
+			   func->dops.flags | VFSFAST_FL_PERMANENT);
 	return 0;
 }
 
-static void vfsfast_direct_detach(struct vfsfast_func *func)
+static int vfsfast_direct_detach(struct vfsfast_func *func)
 {
-	WARN_ON_ONCE(vfsfast_direct_unregister(&func->dops, func->site,
-					       func->direct));
+	return vfsfast_direct_unregister(&func->dops, func->site, func->direct);
 }
 
 static int vfsfast_call_attach(struct vfsfast_func *func)

@@ -42,9 +42,9 @@ static int vfsfast_ftrace_attach(struct vfsfast_func *func)
 	return register_ftrace_function(&func->ops);
 }
 
-static void vfsfast_ftrace_detach(struct vfsfast_func *func)
+static int vfsfast_ftrace_detach(struct vfsfast_func *func)
 {
-	WARN_ON_ONCE(unregister_ftrace_function(&func->ops));
+	return unregister_ftrace_function(&func->ops);
 }
 
 MODULE_INFO(vfsfast_backend_ftrace, "available");

@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -95,13 +96,14 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 	const struct vfsfast_backend **b;
 	unsigned long entry;
 
-	entry = vfsfast_lookup_name(func->old_name, &func->site);
+	entry = vfsfast_lookup_name(func->old_name, &func->site, &func->size);
 	if (!entry)
 		return "symbol not found";
 	if (func->old_addr && entry != func->old_addr)
 		return "symbol lookup disagrees with the linker";
 	if (!func->site)
 		return "no ftrace site";
+	func->entry = entry;
 	*func->body = func->site + MCOUNT_INSN_SIZE;
 	for (b = vfsfast_backend_order; *b; b++)
 		if ((*b)->prepare(func))
@@ -150,25 +152,126 @@ void vfsfast_opt_release(struct vfsfast_opt *opt)
 			(*b)->release(func);
 }
 
-/* @opt's last target, for walking its table backwards. */
-static struct vfsfast_func *vfsfast_last_func(struct vfsfast_opt *opt)
+/* How many targets @opt has (none, for one the kernel cannot have). */
+static int vfsfast_nfuncs(struct vfsfast_opt *opt)
 {
-	struct vfsfast_func *func = opt->funcs;
+	int n = 0;
 
-	while (func->old_name)
-		func++;
-	return func - 1;
+	while (opt->funcs[n].old_name)
+		n++;
+	return n;
 }
 
-/* In reverse table order: replacements go before the observers they trust. */
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only (make VFSFAST_FAULT_INJECT=1): a detach of the target
+ * named here fails as if ftrace had refused it, and its site stays hooked.
+ */
+static char *fail_detach = "";
+module_param(fail_detach, charp, 0644);
+MODULE_PARM_DESC(fail_detach, "test builds: make detaching this target fail");
+
+static int vfsfast_detach_one(const struct vfsfast_backend *b,
+			      struct vfsfast_func *func)
+{
+	if (!strcmp(func->old_name, fail_detach))
+		return -EIO;
+	return b->detach(func);
+}
+#else
+static int vfsfast_detach_one(const struct vfsfast_backend *b,
+			      struct vfsfast_func *func)
+{
+	return b->detach(func);
+}
+#endif
+
+/*
+ * Point @func's callers at its replacement (@on) or at the stock code, and
+ * have a backend that fixes the address in the site follow.
+ */
+static int vfsfast_route(struct vfsfast_opt *opt, struct vfsfast_func *func,
+			 bool on)
+{
+	WRITE_ONCE(*func->redirect,
+		   (unsigned long)(on ? func->new_func : func->stock));
+	if (!func->attached || !opt->backend || !opt->backend->retarget)
+		return 0;
+	return opt->backend->retarget(func);
+}
+
+/*
+ * Route @opt's observers (@observers) or its replacements: forwards when
+ * turning them on, backwards when turning them off, as they attach and
+ * detach.
+ */
+static int vfsfast_route_all(struct vfsfast_opt *opt, bool observers, bool on)
+{
+	int i, n = vfsfast_nfuncs(opt), ret;
+
+	for (i = 0; i < n; i++) {
+		struct vfsfast_func *func = &opt->funcs[on ? i : n - 1 - i];
+
+		if (func->observer != observers)
+			continue;
+		ret = vfsfast_route(opt, func, on);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool vfsfast_has_observers(struct vfsfast_opt *opt)
+{
+	struct vfsfast_func *func;
+
+	for (func = opt->funcs; func->old_name; func++)
+		if (func->observer)
+			return true;
+	return false;
+}
+
+/*
+ * A target that cannot be unhooked still leads into vfsfast's text, for
+ * good: send it to the stock code (its replacement may trust observers
+ * that are gone), keep the module, and refuse every enable from now on.
+ */
+static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
+			  int err)
+{
+	int i;
+
+	for (i = vfsfast_nfuncs(opt); i-- > 0;)
+		if (opt->funcs[i].attached)
+			vfsfast_route(opt, &opt->funcs[i], false);
+	if (!opt->broken[0]) {
+		snprintf(opt->broken, sizeof(opt->broken),
+			 "%s: detach failed (%d)", func->old_name, err);
+		__module_get(THIS_MODULE);
+		pr_err("%s: broken: %s; the module stays loaded and the optimization off\n",
+		       opt->name, opt->broken);
+	}
+}
+
+/*
+ * In reverse table order: replacements go before the observers they trust.
+ * A target that fails to detach stays attached, and breaks @opt.
+ */
 static void vfsfast_detach_all(struct vfsfast_opt *opt,
 			       const struct vfsfast_backend *b)
 {
 	struct vfsfast_func *func;
+	int i, ret;
 
-	for (func = vfsfast_last_func(opt); func >= opt->funcs; func--) {
-		if (func->attached)
-			b->detach(func);
+	for (i = vfsfast_nfuncs(opt); i-- > 0;) {
+		func = &opt->funcs[i];
+		if (!func->attached)
+			continue;
+		ret = vfsfast_detach_one(b, func);
+		if (ret) {
+			vfsfast_break(opt, func, ret);
+			continue;
+		}
 		func->attached = false;
 	}
 }
@@ -177,14 +280,22 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
  * Whether @func's ftrace site now calls or jumps somewhere.  A registration
  * can succeed and change no text: with sysctl kernel.ftrace_enabled=0,
  * ftrace accepts new users but leaves every site a NOP.  status must not
- * say active then.
+ * say active then.  An int3 there is another patcher's text_poke_bp() in
+ * progress (it puts back a whole instruction within microseconds): look
+ * again rather than fail.
  */
 static bool vfsfast_site_live(struct vfsfast_func *func)
 {
+	int tries = 100;
 	u8 op;
 
-	if (copy_from_kernel_nofault(&op, (void *)func->site, 1))
-		return false;
+	do {
+		if (copy_from_kernel_nofault(&op, (void *)func->site, 1))
+			return false;
+		if (op != 0xcc)
+			break;
+		usleep_range(100, 200);
+	} while (--tries);
 	return op == 0xe8 || op == 0xe9;	/* call, jmp rel32 */
 }
 
@@ -199,7 +310,8 @@ static int vfsfast_attach_all(struct vfsfast_opt *opt,
 	for (func = opt->funcs; func->old_name; func++) {
 		ret = b->attach(func);
 		if (!ret && !vfsfast_site_live(func)) {
-			b->detach(func);
+			/* Registered, so detached below with the others. */
+			func->attached = true;
 			ret = -EBUSY;
 		}
 		if (ret) {
@@ -219,33 +331,43 @@ static void vfsfast_append(char *buf, size_t size, const char *name, int err)
 	snprintf(buf + len, size - len, "%s%s %d", len ? ", " : "", name, err);
 }
 
-/* Stock first for the replacements, last for the observers, as detaching. */
-static void vfsfast_set_redirects(struct vfsfast_opt *opt, bool passthrough)
+/*
+ * Make @opt's replacements go live, its observers being live.  The
+ * invariant every optimization with observers relies on: a replacement
+ * never trusts what the observers record before every call that entered
+ * an observer's target unobserved has left it (quiesce.c); then ->arm()
+ * forgets whatever was kept before.  Only after that are the replacements
+ * routed in.
+ */
+static int vfsfast_go_live(struct vfsfast_opt *opt)
 {
-	struct vfsfast_func *func;
+	int ret;
 
-	if (passthrough) {
-		for (func = vfsfast_last_func(opt); func >= opt->funcs; func--)
-			WRITE_ONCE(*func->redirect, (unsigned long)func->stock);
-		return;
+	if (vfsfast_has_observers(opt)) {
+		ret = vfsfast_quiesce(opt);
+		if (ret)
+			return ret;
 	}
-	for (func = opt->funcs; func->old_name; func++)
-		WRITE_ONCE(*func->redirect, (unsigned long)func->new_func);
+	if (opt->arm)
+		opt->arm(opt);
+	return vfsfast_route_all(opt, false, true);
 }
 
 /*
  * Attach every target of @opt with the first backend that takes them all.
- * On failure *@failed names the target that could not be had.
+ * On failure *@failed names the target that could not be had.  Where
+ * there are observers the replacements are attached routed to the stock
+ * code, and routed in once the observers can be trusted.
  */
 static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 {
 	const struct vfsfast_backend **b;
+	bool staged = vfsfast_has_observers(opt);
 	char tried[80] = "";
 	int ret = -ENODEV;
 
-	if (opt->arm && !opt->passthrough)
-		opt->arm(opt);
-	vfsfast_set_redirects(opt, opt->passthrough);
+	vfsfast_route_all(opt, true, !opt->passthrough);
+	vfsfast_route_all(opt, false, !opt->passthrough && !staged);
 	for (b = vfsfast_backend_order; *b; b++) {
 		ret = vfsfast_attach_all(opt, *b, failed);
 		if (!ret)
@@ -261,8 +383,21 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 		opt->last_error = ret;
 		return ret;
 	}
-	strscpy(opt->skipped, tried, sizeof(opt->skipped));
 	opt->backend = *b;
+	if ((staged || opt->arm) && !opt->passthrough) {
+		ret = vfsfast_go_live(opt);
+		if (ret) {
+			*failed = opt->funcs[0].old_name;
+			vfsfast_detach_all(opt, opt->backend);
+			opt->backend = NULL;
+			snprintf(opt->conflict, sizeof(opt->conflict),
+				 "calls entered before the hooks did not finish (%d)",
+				 ret);
+			opt->last_error = ret;
+			return ret;
+		}
+	}
+	strscpy(opt->skipped, tried, sizeof(opt->skipped));
 	opt->last_error = 0;
 	opt->conflict[0] = '\0';
 	opt->yielded_to[0] = '\0';
@@ -303,6 +438,11 @@ int vfsfast_opt_request(struct vfsfast_opt *opt, bool on)
 			opt->unsupported);
 		return -EOPNOTSUPP;
 	}
+	if (opt->broken[0]) {
+		pr_info("%s: enable refused: broken: %s\n", opt->name,
+			opt->broken);
+		return -EIO;
+	}
 	if (opt->disabled) {
 		pr_info("%s: enable refused: off by the disable= parameter\n",
 			opt->name);
@@ -335,61 +475,69 @@ void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module)
 }
 
 /*
- * Take back what was requested and is not in effect, now that livepatch
- * @module is live (it may have patched none of our targets) or gone.
+ * Take back what was requested and is not in effect.  @holder names the
+ * livepatch that now patches a target, found by the caller when the
+ * attach fails with EBUSY (or NULL); @why says what happened, for the log.
  */
-void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *module, bool gone)
+void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
+		       const char *(*holder)(const char *func))
 {
 	const char *failed = "";
+	const char *who;
 	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
-	if (!opt->requested || opt->enabled || opt->unsupported)
+	if (!opt->requested || opt->enabled || opt->unsupported ||
+	    opt->broken[0] || opt->disabled)
 		return;
 	ret = vfsfast_opt_attach(opt, &failed);
 	if (!ret) {
-		pr_info("%s: re-armed (%s) %s livepatch %s\n", opt->name,
-			opt->backend->name, gone ? "after" : "beside", module);
+		pr_info("%s: re-armed (%s) %s\n", opt->name,
+			opt->backend->name, why);
 		return;
 	}
-	if (ret == -EBUSY && !gone) {
-		strscpy(opt->yielded_to, module, sizeof(opt->yielded_to));
+	who = ret == -EBUSY ? holder(failed) : NULL;
+	if (who) {
+		if (strcmp(opt->yielded_to, who) || opt->yielded_func != failed)
+			pr_info("%s: yielded: %s taken by %s\n", opt->name,
+				failed, who);
+		strscpy(opt->yielded_to, who, sizeof(opt->yielded_to));
 		opt->yielded_func = failed;
-		pr_info("%s: yielded: %s taken by %s\n", opt->name, failed,
-			module);
 	} else {
-		pr_info("%s: not re-armed after livepatch %s: %s\n", opt->name,
-			module, opt->conflict);
+		opt->yielded_to[0] = '\0';
+		pr_info("%s: not re-armed %s: %s\n", opt->name, why,
+			opt->conflict);
 	}
 }
 
-/* Backends that fix the address in the site itself are asked to follow. */
+/*
+ * Passthrough on: every target straight to the stock code, replacements
+ * first.  Off: the observers back first, then the replacements once the
+ * observers can be trusted, as on enable.
+ */
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 {
-	struct vfsfast_func *func;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
-	if (opt->arm && opt->passthrough && !on)
-		opt->arm(opt);
-	vfsfast_set_redirects(opt, on);
-	if (!opt->backend || !opt->backend->retarget)
-		goto out;
-	/* In the order vfsfast_set_redirects() follows. */
-	for (func = on ? vfsfast_last_func(opt) : opt->funcs;
-	     func >= opt->funcs && func->old_name; func += on ? -1 : 1) {
-		ret = opt->backend->retarget(func);
-		if (ret)
-			break;
+	if (on == opt->passthrough)
+		return 0;
+	if (on) {
+		ret = vfsfast_route_all(opt, false, false);
+		if (!ret)
+			ret = vfsfast_route_all(opt, true, false);
+	} else {
+		ret = vfsfast_route_all(opt, true, true);
+		if (!ret)
+			ret = opt->enabled ? vfsfast_go_live(opt) :
+			      vfsfast_route_all(opt, false, true);
 	}
 	if (ret) {
 		/* Put back what every target was following. */
-		vfsfast_set_redirects(opt, opt->passthrough);
-		for (func = opt->funcs; func->old_name; func++)
-			opt->backend->retarget(func);
+		vfsfast_route_all(opt, true, !opt->passthrough);
+		vfsfast_route_all(opt, false, !opt->passthrough);
 		return ret;
 	}
-out:
 	opt->passthrough = on;
 	return 0;
 }
@@ -405,6 +553,13 @@ unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset)
 	return sum;
 }
 
+/* Tasks in @opt's replacement code. */
+static long vfsfast_inflight(struct vfsfast_opt *opt)
+{
+	return vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, entered)) -
+	       vfsfast_stat_sum(opt, offsetof(struct vfsfast_stats, left));
+}
+
 /* Tasks in the replacement code of any optimization. */
 static long vfsfast_inflight_sum(void)
 {
@@ -412,29 +567,45 @@ static long vfsfast_inflight_sum(void)
 	long sum = 0;
 
 	for (opt = vfsfast_opts; *opt; opt++)
-		sum += vfsfast_stat_sum(*opt, offsetof(struct vfsfast_stats, entered)) -
-		       vfsfast_stat_sum(*opt, offsetof(struct vfsfast_stats, left));
+		sum += vfsfast_inflight(*opt);
 	return sum;
 }
+
+/* How long the drain waits before it names who is still inside. */
+#define VFSFAST_DRAIN_MS	10000
 
 /*
  * Called with every hook detached, before the module text goes away.  The
  * first grace period lets tasks that were sent to a replacement count
  * themselves in (or leave a trampoline they were preempted in); the wait
- * lets sleeping ones (a faulting copy_to_user) finish; the second grace
- * period lets those that have counted themselves out execute their last
- * instructions in our text.
+ * lets the ones still inside finish; the second grace period lets those
+ * that have counted themselves out execute their last instructions in
+ * our text.  Nothing inside can wait for long: a replacement holds a
+ * module reference across any call that may sleep for as long as user
+ * space decides (vfsfast_hold()), so that rmmod answers EBUSY instead of
+ * coming here.  A task still inside after VFSFAST_DRAIN_MS is named in
+ * the log, and waited for in interruptible sleeps, without bound, since
+ * the text it will return to cannot be freed: -EBUSY says so.
  */
-void vfsfast_drain(void)
+int vfsfast_drain(void)
 {
 	unsigned int waited = 0;
+	struct vfsfast_opt **opt;
+	long inside;
 
 	vfsfast_sync_tasks();
 	while (vfsfast_inflight_sum() > 0) {
-		if (++waited % 500 == 0)
-			pr_info("waiting for %ld task(s) in replacement code\n",
-				vfsfast_inflight_sum());
-		msleep(20);
+		if (waited == VFSFAST_DRAIN_MS) {
+			for (opt = vfsfast_opts; *opt; opt++) {
+				inside = vfsfast_inflight(*opt);
+				if (inside > 0)
+					pr_warn("%s: %ld task(s) still inside after %u ms\n",
+						(*opt)->name, inside, waited);
+			}
+		}
+		msleep_interruptible(20);
+		waited += 20;
 	}
 	vfsfast_sync_tasks();
+	return waited > VFSFAST_DRAIN_MS ? -EBUSY : 0;
 }

@@ -106,22 +106,21 @@ static __always_inline bool vfsfast_fsnotify_unseen(const void *data,
  * its own, reached by a tail call, so that the common case saves no
  * registers and counts once (vfsfast_hit()).  On a kernel without the
  * inline checks every event pays for this path, and what it costs is what
- * the module cannot win back from upstream's inline test.
+ * the module cannot win back from upstream's inline test.  The slow path
+ * tail-calls the stock function in turn and keeps no count of tasks
+ * inside: a fanotify permission event may sleep there until user space
+ * answers, and with no frame of vfsfast's on the stack, unloading never
+ * waits for it.
  */
 #if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
-static noinline int vfsfast_fsnotify_slow(__u32 mask, const void *data,
-					  int data_type, struct inode *dir,
-					  const struct qstr *file_name,
-					  struct inode *inode, u32 cookie)
+static vfsfast_noipa int vfsfast_fsnotify_slow(__u32 mask, const void *data,
+					       int data_type, struct inode *dir,
+					       const struct qstr *file_name,
+					       struct inode *inode, u32 cookie)
 {
-	int ret;
-
-	vfsfast_enter(fsnotify);
 	vfsfast_fallback(fsnotify);
-	ret = vfsfast_stock_fsnotify(mask, data, data_type, dir, file_name,
-				     inode, cookie);
-	vfsfast_leave(fsnotify);
-	return ret;
+	return vfsfast_stock_fsnotify(mask, data, data_type, dir, file_name,
+				      inode, cookie);
 }
 
 static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
@@ -173,17 +172,13 @@ static struct vfsfast_func vfsfast_fsnotify_funcs[] = {
 };
 
 #ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
-static noinline int vfsfast___fsnotify_parent_slow(struct dentry *dentry,
-						   __u32 mask, const void *data,
-						   int data_type)
+static vfsfast_noipa int vfsfast___fsnotify_parent_slow(struct dentry *dentry,
+							__u32 mask,
+							const void *data,
+							int data_type)
 {
-	int ret;
-
-	vfsfast_enter(fsnotify_parent);
 	vfsfast_fallback(fsnotify_parent);
-	ret = vfsfast_stock___fsnotify_parent(dentry, mask, data, data_type);
-	vfsfast_leave(fsnotify_parent);
-	return ret;
+	return vfsfast_stock___fsnotify_parent(dentry, mask, data, data_type);
 }
 
 static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kernfs: negative dentries and lookups without the global kernfs_mutex,
- * for kernfs as it was before Ian Kent's series (seed 004, 5.15).
+ * for kernfs as it was before Ian Kent's series (5.15).
  *
  * On those kernels every lookup of a missing sysfs or cgroup name allocates
  * a dentry, takes kernfs_mutex, finds nothing and throws the dentry away,
@@ -9,33 +9,49 @@
  * under that same mutex.  Upstream keeps a hashed negative dentry stamped
  * with its directory's revision, a counter that every link and rename into
  * the directory bumps.  A module cannot add that counter to kernfs_node,
- * so it keeps its own, hashed by directory, bumped by observing the
- * functions that make names appear: kernfs_add_one() (link, and activation
- * on roots that activate at once), kernfs_activate() on roots that create
- * nodes deactivated (cgroups: a whole subtree appears at once, so every
- * stamp is forgotten) and kernfs_rename_ns() (the new parent).  A name
+ * so it keeps its own, hashed by directory, bumped by observing what makes
+ * names appear.  On this kernfs a node is visible (lookup and readdir
+ * list it) once it is linked and active, and only two things make it so:
+ * kernfs_activate() (called by kernfs_add_one() on roots that activate at
+ * once, and by cgroups for whole subtrees) and kernfs_rename_ns().  A name
  * removed needs no bump: a negative dentry stays right.
  *
- * The replacement lookup reads the directory's stamp before the stock
- * lookup takes the mutex: a miss then means the name was linked after the
- * read, so its bump comes after it too, and the stamped dentry is stale as
- * soon as the creating call returns.  Revalidate trusts a negative dentry
- * only if vfsfast stamped it (d_fsdata, unused by this kernfs, is the tag)
- * and the stamp is still current.  Every enable starts a new epoch, since
- * nothing was observed while the hooks were off; after disabling, the
- * stock revalidate rejects every negative dentry, so ours are dropped.
+ * Negative dentries.  The replacement lookup reads the directory's stamp
+ * before the stock lookup takes the mutex: a miss then means the name was
+ * made visible after the read, so its bump comes after it too.  Revalidate
+ * trusts a negative dentry only if vfsfast stamped it (d_fsdata, unused by
+ * this kernfs, is the tag), the stamp is still current, and no creation or
+ * rename is in progress anywhere: the observers raise a count before the
+ * stock call and bump after it, so the window between a node becoming
+ * visible and its bump is covered (a readdir that lists the name is never
+ * followed by a lookup that misses it).  The activate observer starts a
+ * new generation of every negative stamp instead of bumping one
+ * directory: it reads nothing of the node, whose parent a concurrent
+ * rename may free.  The add_one observer bumps the parent as well, read
+ * before the stock call, while the node is not yet linked and cannot be
+ * moved; it covers a kernel whose kernfs_add_one() activates inline.
  *
- * Positive dentries: revalidate, permission and getattr take the mutex to
+ * Positive dentries.  Revalidate, permission and getattr take the mutex to
  * check that the node is still active, in the same parent, under the same
  * name, and to copy its attributes into the inode.  The fast paths make
- * the same checks without it, and step aside whenever they cannot be sure:
- * a rename in progress (it frees the old name and may drop the old parent,
- * so the rename observer waits out an RCU grace period before letting it
- * run, and the fast path reads names only inside an RCU read section that
- * saw no rename), a namespaced directory, an attribute change in progress,
- * or an inode the stock refresh would change.  This kernfs frees nodes and
- * names without RCU; the positive dentry's inode holds a reference on its
- * node, and the node on its parent, so nothing else read can go away.
+ * the same checks without it and never read the node's name, which a
+ * rename frees at once on this kernel (kfree_const(), no RCU): instead a
+ * dentry the stock revalidate found valid is stamped with its node's
+ * rename generation (hashed by node, bumped after each rename, read before
+ * the stock check), and later trusted only while that generation and the
+ * node's parent are unchanged, the node is active and no rename is in
+ * progress (a seqcount-like read: the count before and after).  The parent
+ * node is read through the parent dentry's inode, which holds a reference
+ * on it, never through kn->parent.  Namespaced directories, attribute
+ * changes in progress and inodes the stock refresh would change go to the
+ * stock code.
+ *
+ * Enable order (hook.c, quiesce.c): the observers go live first; then the
+ * engine waits until no call that entered an observed function before its
+ * observer was attached is left, since such a call changes state and
+ * bumps nothing; then ->arm() starts a new epoch, which every stamp
+ * includes, so that nothing stamped while no observer ran is trusted; and
+ * only then are the replacements routed in.
  */
 #include <linux/atomic.h>
 #include <linux/dcache.h>
@@ -58,16 +74,25 @@ VFSFAST_STATS(kernfs);
 
 /* Per directory (hashed): bumped after a name may have appeared in it. */
 static atomic_long_t vfsfast_kernfs_stamps[1 << VFSFAST_KERNFS_STAMP_BITS];
+/* Per node (hashed): bumped after a rename of the node. */
+static atomic_long_t vfsfast_kernfs_gens[1 << VFSFAST_KERNFS_STAMP_BITS];
 /*
- * Added to every stamp: moved on at each arm and when a subtree appears.
- * It starts at a random value, so that a dentry stamped by an earlier
- * load of the module is not taken for one of ours.
+ * Added to every stamp: moved on at each arm.  It starts at a random
+ * value, so that a dentry stamped by an earlier load of the module is not
+ * taken for one of ours.
  */
 static atomic_long_t vfsfast_kernfs_epoch;
-/* d_fsdata of the negative dentries vfsfast stamped. */
-static const char vfsfast_kernfs_tag = 'V';
+/* Added to every negative stamp: moved on by each activation. */
+static atomic_long_t vfsfast_kernfs_activations;
+/* d_fsdata of the negative and positive dentries vfsfast stamped. */
+static const char vfsfast_kernfs_neg = 'N';
+static const char vfsfast_kernfs_pos = 'P';
 
-/* Renames in progress, and attribute changes in progress and done. */
+/*
+ * Creations (add_one, activate) and renames in progress, and attribute
+ * changes in progress and done.
+ */
+static atomic_t vfsfast_kernfs_creating;
 static atomic_t vfsfast_kernfs_renaming;
 static atomic_t vfsfast_kernfs_attr_busy;
 static atomic_t vfsfast_kernfs_attr_gen;
@@ -88,28 +113,47 @@ static inline bool vfsfast_kernfs_active(struct kernfs_node *kn)
 static unsigned long vfsfast_kernfs_stamp(struct kernfs_node *dir)
 {
 	return atomic_long_read(&vfsfast_kernfs_epoch) +
+	       atomic_long_read(&vfsfast_kernfs_activations) +
 	       atomic_long_read(&vfsfast_kernfs_stamps[hash_ptr(dir,
 					VFSFAST_KERNFS_STAMP_BITS)]);
 }
 
-static void vfsfast_kernfs_bump(struct kernfs_node *dir)
+/* Only compared, never dereferenced: @kn may be gone. */
+static unsigned long vfsfast_kernfs_gen(struct kernfs_node *kn)
 {
-	atomic_long_inc(&vfsfast_kernfs_stamps[hash_ptr(dir,
+	return atomic_long_read(&vfsfast_kernfs_epoch) +
+	       atomic_long_read(&vfsfast_kernfs_gens[hash_ptr(kn,
 					VFSFAST_KERNFS_STAMP_BITS)]);
-	/* Seen by any lookup that starts after the caller's creation returns. */
+}
+
+/*
+ * A change observed: @busy is raised before the stock call, so that
+ * nothing is trusted while it runs, and dropped after the bump.
+ */
+static void vfsfast_kernfs_begin(atomic_t *busy)
+{
+	atomic_inc(busy);
+	/* Published before the stock function changes anything. */
 	smp_mb__after_atomic();
 }
 
-static void vfsfast_kernfs_new_epoch(void)
+static void vfsfast_kernfs_end(atomic_t *busy)
 {
-	atomic_long_add(1L << 32, &vfsfast_kernfs_epoch);
-	/* As in vfsfast_kernfs_bump(). */
-	smp_mb__after_atomic();
+	/* The change and its bump are visible before the count drops. */
+	smp_mb__before_atomic();
+	atomic_dec(busy);
+}
+
+static void vfsfast_kernfs_bump(atomic_long_t *table, void *key)
+{
+	atomic_long_inc(&table[hash_ptr(key, VFSFAST_KERNFS_STAMP_BITS)]);
 }
 
 static void vfsfast_kernfs_arm(struct vfsfast_opt *opt)
 {
-	vfsfast_kernfs_new_epoch();
+	atomic_long_add(1L << 32, &vfsfast_kernfs_epoch);
+	/* Before any replacement is routed in. */
+	smp_mb__after_atomic();
 }
 
 static int vfsfast_kernfs_setup(struct vfsfast_opt *opt)
@@ -118,45 +162,41 @@ static int vfsfast_kernfs_setup(struct vfsfast_opt *opt)
 	return 0;
 }
 
-/* ---- observers: what makes a name appear ---------------------------- */
+/* ---- observers: what makes a name appear or change ------------------- */
 
 static int vfsfast_kernfs_add_one(struct kernfs_node *kn)
 {
+	/* Not linked yet, so not movable; the caller's reference pins it. */
 	struct kernfs_node *parent = kn->parent;
 	int ret;
 
 	vfsfast_enter(kernfs);
 	vfsfast_fallback(kernfs);
+	vfsfast_kernfs_begin(&vfsfast_kernfs_creating);
 	ret = vfsfast_stock_kernfs_add_one(kn);
-	vfsfast_kernfs_bump(parent);
+	vfsfast_kernfs_bump(vfsfast_kernfs_stamps, parent);
+	vfsfast_kernfs_end(&vfsfast_kernfs_creating);
 	vfsfast_leave(kernfs);
 	return ret;
 }
 
 static void vfsfast_kernfs_activate(struct kernfs_node *kn)
 {
-	struct kernfs_node *dir;
-	bool subtree = true;
-
 	vfsfast_enter(kernfs);
 	vfsfast_fallback(kernfs);
+	vfsfast_kernfs_begin(&vfsfast_kernfs_creating);
 	vfsfast_stock_kernfs_activate(kn);
-	/*
-	 * kernfs_add_one() activates its node on roots that do not create
-	 * nodes deactivated, and its observer bumps the parent; anything
-	 * else may have made a whole subtree visible.
-	 */
-	rcu_read_lock();
-	if (!atomic_read(&vfsfast_kernfs_renaming)) {
-		dir = READ_ONCE(kn->parent) ?: kn;
-		subtree = dir->dir.root->flags & KERNFS_ROOT_CREATE_DEACTIVATED;
-	}
-	rcu_read_unlock();
-	if (subtree)
-		vfsfast_kernfs_new_epoch();
+	/* A whole subtree may have appeared: every negative stamp moves. */
+	atomic_long_inc(&vfsfast_kernfs_activations);
+	vfsfast_kernfs_end(&vfsfast_kernfs_creating);
 	vfsfast_leave(kernfs);
 }
 
+/*
+ * No grace period here: this runs under RTNL when a netdev changes
+ * namespace, and under cgroup_mutex for a cgroup rename.  The fast paths
+ * never read the name a rename frees.
+ */
 static int vfsfast_kernfs_rename_ns(struct kernfs_node *kn,
 				    struct kernfs_node *new_parent,
 				    const char *new_name, const void *new_ns)
@@ -165,14 +205,11 @@ static int vfsfast_kernfs_rename_ns(struct kernfs_node *kn,
 
 	vfsfast_enter(kernfs);
 	vfsfast_fallback(kernfs);
-	atomic_inc(&vfsfast_kernfs_renaming);
-	/* Fast paths that did not see the count are done with the old name. */
-	synchronize_rcu();
+	vfsfast_kernfs_begin(&vfsfast_kernfs_renaming);
 	ret = vfsfast_stock_kernfs_rename_ns(kn, new_parent, new_name, new_ns);
-	vfsfast_kernfs_bump(new_parent);
-	/* Whoever sees no rename in progress sees the new name and parent. */
-	smp_mb__before_atomic();
-	atomic_dec(&vfsfast_kernfs_renaming);
+	vfsfast_kernfs_bump(vfsfast_kernfs_stamps, new_parent);
+	vfsfast_kernfs_bump(vfsfast_kernfs_gens, kn);
+	vfsfast_kernfs_end(&vfsfast_kernfs_renaming);
 	vfsfast_leave(kernfs);
 	return ret;
 }
@@ -237,7 +274,7 @@ static struct dentry *vfsfast_kernfs_iop_lookup(struct inode *dir,
 	ret = vfsfast_stock_kernfs_iop_lookup(dir, dentry, flags);
 	if (!ret && d_really_is_negative(dentry) && d_unhashed(dentry)) {
 		/* What upstream's d_splice_alias(NULL, dentry) does. */
-		dentry->d_fsdata = (void *)&vfsfast_kernfs_tag;
+		dentry->d_fsdata = (void *)&vfsfast_kernfs_neg;
 		dentry->d_time = stamp;
 		d_add(dentry, NULL);
 	}
@@ -251,8 +288,13 @@ static bool vfsfast_kernfs_negative_valid(struct dentry *dentry)
 	struct kernfs_node *parent;
 	bool valid = false;
 
-	if (READ_ONCE(dentry->d_fsdata) != &vfsfast_kernfs_tag)
+	if (READ_ONCE(dentry->d_fsdata) != &vfsfast_kernfs_neg)
 		return false;
+	if (atomic_read(&vfsfast_kernfs_creating) ||
+	    atomic_read(&vfsfast_kernfs_renaming))
+		return false;
+	/* Pairs with vfsfast_kernfs_end(): no count, so the bump is seen. */
+	smp_rmb();
 	spin_lock(&dentry->d_lock);
 	parent = vfsfast_kernfs_dentry_node(dentry->d_parent);
 	if (parent)
@@ -261,49 +303,87 @@ static bool vfsfast_kernfs_negative_valid(struct dentry *dentry)
 	return valid;
 }
 
-/* The stock checks of a positive dentry, without kernfs_mutex, or false. */
+/*
+ * The stock checks of a positive dentry, without kernfs_mutex, or false.
+ * Reads the rename count before and after, like a seqcount reader.
+ */
 static bool vfsfast_kernfs_positive_valid(struct dentry *dentry)
 {
 	struct kernfs_node *kn = vfsfast_kernfs_dentry_node(dentry);
 	struct kernfs_node *parent;
-	bool valid = false;
+	unsigned long stamp;
 
-	rcu_read_lock();
-	if (atomic_read(&vfsfast_kernfs_renaming))
-		goto out;
-	/* Pairs with the barrier before the rename count drops. */
+	if (READ_ONCE(dentry->d_fsdata) != &vfsfast_kernfs_pos)
+		return false;
+	/* d_time is written before the tag. */
 	smp_rmb();
-	if (!vfsfast_kernfs_active(kn))
-		goto out;
-	parent = READ_ONCE(kn->parent);
-	if (vfsfast_kernfs_dentry_node(dentry->d_parent) != parent)
-		goto out;
+	stamp = READ_ONCE(dentry->d_time);
+	if (atomic_read(&vfsfast_kernfs_renaming))
+		return false;
+	/* Pairs with vfsfast_kernfs_end(). */
+	smp_rmb();
+	if (vfsfast_kernfs_gen(kn) != stamp || !vfsfast_kernfs_active(kn))
+		return false;
+	/*
+	 * The parent dentry's inode holds a reference on its node, so it
+	 * can be read even while a rename moves @kn away from it.
+	 */
+	parent = vfsfast_kernfs_dentry_node(READ_ONCE(dentry->d_parent));
+	if (READ_ONCE(kn->parent) != parent)
+		return false;
 	/* Which namespace the dentry sees is kernfs's private business. */
 	if (parent && kernfs_ns_enabled(parent))
-		goto out;
-	valid = !strcmp(dentry->d_name.name, READ_ONCE(kn->name));
-out:
-	rcu_read_unlock();
-	return valid;
+		return false;
+	/* The node's fields before the re-check, as a seqcount reader. */
+	smp_rmb();
+	return !atomic_read(&vfsfast_kernfs_renaming) &&
+	       vfsfast_kernfs_gen(kn) == stamp;
+}
+
+/*
+ * A positive dentry the stock checks found valid: its node's rename
+ * generation, read before those checks, is its stamp from now on.
+ */
+static void vfsfast_kernfs_stamp_positive(struct dentry *dentry,
+					  unsigned long stamp)
+{
+	WRITE_ONCE(dentry->d_time, stamp);
+	/* Pairs with the read in vfsfast_kernfs_positive_valid(). */
+	smp_wmb();
+	WRITE_ONCE(dentry->d_fsdata, (void *)&vfsfast_kernfs_pos);
 }
 
 static int vfsfast_kernfs_dop_revalidate(struct dentry *dentry,
 					 unsigned int flags)
 {
+	unsigned long stamp = 0;
+	bool stamp_it = false;
 	int ret;
 
 	vfsfast_enter(kernfs);
-	if (!(flags & LOOKUP_RCU) &&
-	    (d_really_is_negative(dentry) ?
-	     vfsfast_kernfs_negative_valid(dentry) :
-	     vfsfast_kernfs_positive_valid(dentry))) {
-		vfsfast_leave(kernfs);
-		return 1;
+	if (flags & LOOKUP_RCU)
+		goto stock;
+	if (d_really_is_negative(dentry)) {
+		if (vfsfast_kernfs_negative_valid(dentry))
+			goto valid;
+		goto stock;
 	}
+	if (vfsfast_kernfs_positive_valid(dentry))
+		goto valid;
+	stamp = vfsfast_kernfs_gen(vfsfast_kernfs_dentry_node(dentry));
+	stamp_it = true;
+	/* Read before the stock checks. */
+	smp_rmb();
+stock:
 	vfsfast_fallback(kernfs);
 	ret = vfsfast_stock_kernfs_dop_revalidate(dentry, flags);
+	if (ret > 0 && stamp_it)
+		vfsfast_kernfs_stamp_positive(dentry, stamp);
 	vfsfast_leave(kernfs);
 	return ret;
+valid:
+	vfsfast_leave(kernfs);
+	return 1;
 }
 
 /*
@@ -368,13 +448,13 @@ static int vfsfast_kernfs_iop_getattr(const struct path *path,
 	return ret;
 }
 
-/* Attached in this order, detached in reverse: observers first. */
+/* Attached in this order, detached in reverse. */
 static struct vfsfast_func vfsfast_kernfs_funcs[] = {
-	{ VFSFAST_FUNC(kernfs_add_one, 0, vfsfast_kernfs_add_one) },
-	{ VFSFAST_FUNC(kernfs_activate, 0, vfsfast_kernfs_activate) },
-	{ VFSFAST_FUNC(kernfs_rename_ns, 0, vfsfast_kernfs_rename_ns) },
-	{ VFSFAST_FUNC(kernfs_setattr, 0, vfsfast_kernfs_setattr) },
-	{ VFSFAST_FUNC(kernfs_iop_setattr, 0, vfsfast_kernfs_iop_setattr) },
+	{ VFSFAST_OBSERVER(kernfs_add_one, 0, vfsfast_kernfs_add_one) },
+	{ VFSFAST_OBSERVER(kernfs_activate, 0, vfsfast_kernfs_activate) },
+	{ VFSFAST_OBSERVER(kernfs_rename_ns, 0, vfsfast_kernfs_rename_ns) },
+	{ VFSFAST_OBSERVER(kernfs_setattr, 0, vfsfast_kernfs_setattr) },
+	{ VFSFAST_OBSERVER(kernfs_iop_setattr, 0, vfsfast_kernfs_iop_setattr) },
 	{ VFSFAST_FUNC(kernfs_iop_lookup, 0, vfsfast_kernfs_iop_lookup) },
 	{ VFSFAST_FUNC(kernfs_dop_revalidate, 0, vfsfast_kernfs_dop_revalidate) },
 	{ VFSFAST_FUNC(kernfs_iop_permission, 0, vfsfast_kernfs_iop_permission) },

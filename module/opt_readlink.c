@@ -23,6 +23,7 @@
 #include <linux/delayed_call.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
+#include <linux/module.h>
 #include <linux/bitops.h>
 #include <linux/kernel.h>
 
@@ -33,23 +34,52 @@ VFSFAST_STATS(readlink);
 
 /*
  * The replacement is split so that each path pays only for what it uses:
- * vfsfast_vfs_readlink() decides and tail-calls one of the two below,
- * which count the call out themselves.  Only links without i_link
+ * vfsfast_vfs_readlink() decides and tail-calls one of the functions
+ * below, which count the call out themselves.  Only links without i_link
  * (page-cache and computed ones) need the delayed call, a local whose
  * address is taken and so costs a stack canary.
+ *
+ * Unloading never waits for user space: ->get_link() (a FUSE daemon) and
+ * a copy_to_user() that faults (a userfaultfd handler) may sleep for as
+ * long as user space likes, so they run holding a module reference
+ * (vfsfast_hold()), and rmmod says EBUSY meanwhile.  The inline path
+ * copies with page faults disabled first, which costs a counter, and
+ * takes the reference only if that copy faulted.  Should the module be
+ * going already, the whole call goes to the stock function as a tail call,
+ * leaving nothing of vfsfast on the stack.
  */
 
-/* Stock readlink_copy(), with the word-at-a-time strlen(). */
-static __always_inline int vfsfast_readlink_copy(char __user *buffer,
-						 int buflen, const char *link,
-						 int len)
+/* Stock readlink_copy()'s length, with the word-at-a-time strlen(). */
+static __always_inline int vfsfast_readlink_len(int buflen, const char *link,
+						int len)
 {
 	if (len < 0)
 		len = vfsfast_strlen(link);
 	if (unlikely(len > (unsigned int)buflen))
 		len = buflen;
+	return len;
+}
+
+/* Not answered here after all: the stock function, as a tail call. */
+static vfsfast_noipa int vfsfast_readlink_stock(struct dentry *dentry,
+						char __user *buffer, int buflen)
+{
+	vfsfast_leave(readlink);
+	return vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
+}
+
+/* The copy faulted with page faults disabled: again, allowed to sleep. */
+static vfsfast_noipa int vfsfast_readlink_copy_slow(struct dentry *dentry,
+						    char __user *buffer,
+						    int buflen,
+						    const char *link, int len)
+{
+	if (unlikely(!vfsfast_hold()))
+		return vfsfast_readlink_stock(dentry, buffer, buflen);
 	if (copy_to_user(buffer, link, len))
 		len = -EFAULT;
+	vfsfast_unhold();
+	vfsfast_leave(readlink);
 	return len;
 }
 
@@ -61,11 +91,20 @@ static vfsfast_noipa int vfsfast_readlink_inline(struct dentry *dentry,
 					    char __user *buffer, int buflen,
 					    const char *link, int len)
 {
-	len = vfsfast_readlink_copy(buffer, buflen, link, len);
+	unsigned long left;
+
+	len = vfsfast_readlink_len(buflen, link, len);
+	pagefault_disable();
+	left = copy_to_user(buffer, link, len);
+	pagefault_enable();
+	if (unlikely(left))
+		return vfsfast_readlink_copy_slow(dentry, buffer, buflen, link,
+						  len);
 	vfsfast_leave(readlink);
 	return len;
 }
 
+/* Entered holding the module (vfsfast_hold()). */
 static vfsfast_noipa int vfsfast_readlink_get_link(struct dentry *dentry,
 					      char __user *buffer, int buflen)
 {
@@ -76,11 +115,14 @@ static vfsfast_noipa int vfsfast_readlink_get_link(struct dentry *dentry,
 
 	link = inode->i_op->get_link(dentry, inode, &done);
 	if (IS_ERR(link)) {
-		vfsfast_leave(readlink);
-		return PTR_ERR(link);
+		res = PTR_ERR(link);
+	} else {
+		res = vfsfast_readlink_len(buflen, link, -1);
+		if (copy_to_user(buffer, link, res))
+			res = -EFAULT;
+		do_delayed_call(&done);
 	}
-	res = vfsfast_readlink_copy(buffer, buflen, link, -1);
-	do_delayed_call(&done);
+	vfsfast_unhold();
 	vfsfast_leave(readlink);
 	return res;
 }
@@ -100,14 +142,14 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 					       inode->i_link, res);
 	if (unlikely(!(inode->i_opflags & IOP_DEFAULT_READLINK))) {
 		vfsfast_fallback(readlink);
-		res = vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
-		vfsfast_leave(readlink);
-		return res;
+		return vfsfast_readlink_stock(dentry, buffer, buflen);
 	}
 	link = READ_ONCE(inode->i_link);
-	if (!link)
-		return vfsfast_readlink_get_link(dentry, buffer, buflen);
-	return vfsfast_readlink_inline(dentry, buffer, buflen, link, -1);
+	if (link)
+		return vfsfast_readlink_inline(dentry, buffer, buflen, link, -1);
+	if (unlikely(!vfsfast_hold()))
+		return vfsfast_readlink_stock(dentry, buffer, buflen);
+	return vfsfast_readlink_get_link(dentry, buffer, buflen);
 }
 
 static struct vfsfast_func vfsfast_readlink_funcs[] = {

@@ -24,8 +24,9 @@
 
 #include "vfsfast.h"
 
-/* Start of the symbol named @name that contains @addr, or 0. */
-static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr)
+/* Start of the symbol named @name that contains @addr, or 0; its size. */
+static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr,
+					  unsigned long *size)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	size_t len = strlen(name);
@@ -33,7 +34,7 @@ static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr)
 
 	sprint_symbol(buf, addr);
 	if (strncmp(buf, name, len) || buf[len] != '+' ||
-	    sscanf(buf + len, "+%lx/", &offset) != 1 || offset > addr)
+	    sscanf(buf + len, "+%lx/%lx", &offset, size) != 2 || offset > addr)
 		return 0;
 	return addr - offset;
 }
@@ -47,7 +48,8 @@ static bool vfsfast_symbols_ok;
  * where the site is, with or without an ENDBR before it.
  */
 static unsigned long vfsfast_kprobe_lookup(const char *name,
-					   unsigned long *site)
+					   unsigned long *site,
+					   unsigned long *size)
 {
 	struct kprobe kp = {
 		.symbol_name = name,
@@ -62,14 +64,18 @@ static unsigned long vfsfast_kprobe_lookup(const char *name,
 	if (kp.flags & KPROBE_FLAG_FTRACE)
 		*site = addr;
 	unregister_kprobe(&kp);
-	return vfsfast_symbol_start(name, addr);
+	return vfsfast_symbol_start(name, addr, size);
 }
 
-/* Entry of @name, or 0; its ftrace site in *@site, or 0 if none. */
-unsigned long vfsfast_lookup_name(const char *name, unsigned long *site)
+/*
+ * Entry of @name, or 0; its ftrace site in *@site, or 0 if none; its size
+ * in *@size.
+ */
+unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
+				  unsigned long *size)
 {
 	*site = 0;
-	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name, site) : 0;
+	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name, site, size) : 0;
 }
 
 /*
@@ -79,8 +85,8 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site)
  */
 int vfsfast_symbols_init(void)
 {
-	unsigned long site;
-	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink", &site);
+	unsigned long site, size;
+	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink", &site, &size);
 
 	if (addr != (unsigned long)vfs_readlink || !site) {
 		pr_warn("symbol lookup self-check failed (%pS): non-exported targets unsupported\n",

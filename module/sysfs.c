@@ -9,7 +9,10 @@
  *                                 stock function (measures the cost of the
  *                                 redirect itself; counts nothing)
  *   <opt>/status            0444  line 1, what is in effect: active |
- *                                         inactive | unsupported: <reason>
+ *                                         inactive | broken: <function>:
+ *                                         <why> (a target could not be
+ *                                         unhooked: the module stays
+ *                                         loaded) | unsupported: <reason>
  *                                         (a target is missing, not
  *                                         traceable, or held by another
  *                                         ftrace user) | disabled: <why> |
@@ -124,7 +127,9 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
 	ssize_t len;
 
 	mutex_lock(&vfsfast_mutex);
-	if (opt->unsupported)
+	if (opt->broken[0])
+		len = sysfs_emit(buf, "broken: %s\n", opt->broken);
+	else if (opt->unsupported)
 		len = sysfs_emit(buf, "unsupported: %s\n", opt->unsupported);
 	else if (opt->disabled)
 		len = sysfs_emit(buf, "disabled: disable= parameter\n");

@@ -6,10 +6,18 @@
  * from its module's init.  On a function vfsfast holds, every backend makes
  * that registration fail with EBUSY, and the livepatch (a CVE fix, say)
  * would not load.  So when a livepatch module is coming, before its init
- * runs, every optimization lets go of its targets.  Once the livepatch is
- * live each one tries to take them back: one whose functions the livepatch
- * did not touch is re-armed at once; one that finds a target taken stays
- * off, "yielded", until that livepatch module is gone.
+ * runs, every optimization lets go of its targets.  Whenever a livepatch
+ * module goes live or goes away, every optimization that is wanted and
+ * not in effect tries to take its targets back: one whose functions no
+ * livepatch patches is re-armed at once; one that finds a target taken
+ * stays off, "yielded", naming the livepatch that patches it now.
+ *
+ * That holder is looked up at each event rather than remembered, because
+ * cumulative livepatches hand functions over: P2 (replace) takes P1's
+ * functions, P1's module is removed while P2 still patches them, and only
+ * when P2 is gone too can vfsfast have them back.  The holder is the
+ * newest livepatch still loaded whose sysfs directory lists the function
+ * and that is enabled (Documentation/ABI/testing/sysfs-kernel-livepatch).
  *
  * Only livepatch modules are recognised before they register; any other
  * IPMODIFY or direct-call user gets EBUSY from ftrace, as the kernel
@@ -17,38 +25,114 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kallsyms.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
+#include <linux/livepatch.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 
 #include "vfsfast.h"
 
+/* Livepatch modules live now, oldest first; under vfsfast_mutex. */
+#define VFSFAST_MAX_LIVEPATCHES	32
+static char vfsfast_livepatches[VFSFAST_MAX_LIVEPATCHES][MODULE_NAME_LEN];
+static int vfsfast_nr_livepatches;
+
+static void vfsfast_lp_track(const char *name, bool live)
+{
+	int i;
+
+	for (i = 0; i < vfsfast_nr_livepatches; i++)
+		if (!strcmp(vfsfast_livepatches[i], name))
+			break;
+	if (i < vfsfast_nr_livepatches) {
+		if (live)
+			return;
+		memmove(vfsfast_livepatches[i], vfsfast_livepatches[i + 1],
+			(--vfsfast_nr_livepatches - i) * MODULE_NAME_LEN);
+	} else if (live && i < VFSFAST_MAX_LIVEPATCHES) {
+		strscpy(vfsfast_livepatches[i], name, MODULE_NAME_LEN);
+		vfsfast_nr_livepatches++;
+	}
+}
+
+/*
+ * Whether livepatch @patch is enabled and patches vmlinux's @func: its
+ * /sys/kernel/livepatch/<patch>/vmlinux/<func>,<sympos> directory exists.
+ * Every vfsfast target is in vmlinux; sympos is 0 (unique) or 1 there.
+ */
+static bool vfsfast_lp_patches(const char *patch, const char *func)
+{
+	struct kernfs_node *dir, *kn;
+	struct kobject *kobj;
+	char name[KSYM_NAME_LEN + 8];
+	bool found = false;
+
+	dir = kernfs_find_and_get(kernel_kobj->sd, "livepatch");
+	if (!dir)
+		return false;
+	kn = kernfs_find_and_get(dir, patch);
+	kernfs_put(dir);
+	if (!kn)
+		return false;
+	/* A livepatch directory's kernfs node carries its kobject. */
+	kobj = kn->priv;
+	if (kobj && container_of(kobj, struct klp_patch, kobj)->enabled) {
+		dir = kernfs_find_and_get(kn, "vmlinux");
+		if (dir) {
+			struct kernfs_node *f;
+			int pos;
+
+			for (pos = 0; pos <= 1 && !found; pos++) {
+				snprintf(name, sizeof(name), "%s,%d", func, pos);
+				f = kernfs_find_and_get(dir, name);
+				found = f;
+				kernfs_put(f);
+			}
+			kernfs_put(dir);
+		}
+	}
+	kernfs_put(kn);
+	return found;
+}
+
+/* The newest loaded livepatch that patches @func, or NULL. */
+static const char *vfsfast_lp_holder(const char *func)
+{
+	int i;
+
+	for (i = vfsfast_nr_livepatches; i-- > 0;)
+		if (vfsfast_lp_patches(vfsfast_livepatches[i], func))
+			return vfsfast_livepatches[i];
+	return NULL;
+}
+
 static int vfsfast_module_event(struct notifier_block *nb,
 				unsigned long state, void *data)
 {
 	struct module *mod = data;
 	struct vfsfast_opt **opt;
+	char why[MODULE_NAME_LEN + 32];
 
 	if (!is_livepatch_module(mod))
 		return NOTIFY_DONE;
 	mutex_lock(&vfsfast_mutex);
-	for (opt = vfsfast_opts; *opt; opt++) {
-		bool mine = !strcmp((*opt)->yielded_to, mod->name);
-
-		switch (state) {
-		case MODULE_STATE_COMING:
+	switch (state) {
+	case MODULE_STATE_COMING:
+		for (opt = vfsfast_opts; *opt; opt++)
 			vfsfast_opt_yield(*opt, mod->name);
-			break;
-		case MODULE_STATE_LIVE:
-			if (mine)
-				vfsfast_opt_rearm(*opt, mod->name, false);
-			break;
-		case MODULE_STATE_GOING:
-			/* Also what a livepatch loaded before vfsfast held. */
-			if (mine || !(*opt)->yielded_to[0])
-				vfsfast_opt_rearm(*opt, mod->name, true);
-			break;
-		}
+		break;
+	case MODULE_STATE_LIVE:
+	case MODULE_STATE_GOING:
+		vfsfast_lp_track(mod->name, state == MODULE_STATE_LIVE);
+		snprintf(why, sizeof(why), "%s livepatch %s",
+			 state == MODULE_STATE_LIVE ? "beside" : "after", mod->name);
+		/* Also what a livepatch loaded before vfsfast held. */
+		for (opt = vfsfast_opts; *opt; opt++)
+			vfsfast_opt_rearm(*opt, why, vfsfast_lp_holder);
+		break;
 	}
 	mutex_unlock(&vfsfast_mutex);
 	return NOTIFY_OK;

@@ -145,13 +145,19 @@ def make_w1(kernel, extra=""):
     copy_sources(tree)
     shutil.copytree(os.path.join(util.repo_dir(), "tests/modules"),
                     os.path.join(tree, "tests/modules"), ignore=_IGNORE)
+    # The module again with its test-only fault injection (hook.c), as
+    # vfsfast-fi.ko: never the one DKMS installs.
+    fi = _tmp(kernel, "vfsfast-fi")
+    copy_sources(os.path.join(root, fi.lstrip("/")))
     kdir = f"/usr/src/linux-headers-{kver}"
     out = _tmp(kernel, "vfsfast-testmods")
     # Through the top-level Makefile, as `make KDIR=...` in the README.
     script = (f"make -C {w1} KDIR={kdir} W=1 {extra} && "
               f"make -C {kdir} M={w1}/tests/modules modules && "
+              f"make -C {fi} KDIR={kdir} VFSFAST_FAULT_INJECT=1 && "
               f"rm -rf {out} && mkdir {out} && "
-              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in TEST_MODULES)} {out}/")
+              f"cp {fi}/vfsfast.ko {out}/vfsfast-fi.ko && "
+              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in TEST_MODULES if m != 'vfsfast-fi')} {out}/")
     p = _chroot_sh(kernel, script)
     return p.returncode == 0, p.stdout
 
@@ -273,8 +279,10 @@ def make_install(kernel):
     return ok, p.stdout
 
 
-# tests/modules: an IPMODIFY holder of vfs_readlink and a real livepatch.
-TEST_MODULES = ["vfsfast_holder", "vfsfast_lp"]
+# tests/modules: an IPMODIFY holder of vfs_readlink, a real livepatch and
+# its cumulative successor, the kernfs task parker; and vfsfast built with
+# fault injection.
+TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast-fi"]
 
 
 def test_modules(kernel):

@@ -4,6 +4,7 @@
  * CVE fix.  Its replacement gives the stock result and counts its calls
  * in /sys/module/vfsfast_lp/parameters/calls, so the suite can tell who
  * served a readlink(): the livepatch, vfsfast or the stock kernel.
+ * vfsfast_lp2.c builds it again as a cumulative (replace) livepatch.
  */
 #include <linux/fs.h>
 #include <linux/delayed_call.h>
@@ -62,6 +63,10 @@ static struct klp_object lp_objs[] = {
 static struct klp_patch lp_patch = {
 	.mod = THIS_MODULE,
 	.objs = lp_objs,
+#ifdef VFSFAST_LP_REPLACE
+	/* A cumulative livepatch: takes over every function P1 patched. */
+	.replace = true,
+#endif
 };
 
 static int __init lp_init(void)

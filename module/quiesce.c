@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waiting out the calls that ran unobserved.
+ *
+ * An observer (a target flagged .observer) calls the stock function and
+ * records what it changed; the replacements of the same optimization trust
+ * that record.  A call that entered the stock function before its observer
+ * was attached records nothing, yet may change state after the
+ * replacements start trusting the record: a kernfs_add_one() asleep on
+ * kernfs_mutex when the hooks went in links its node later, and no stamp
+ * moves.  So before an optimization's replacements go live, the engine
+ * waits until no task is inside the stock code of any observer target
+ * except through vfsfast's own redirect: the consistency check livepatch
+ * makes before it switches a task, done here for every task at once and
+ * repeated until it passes.
+ *
+ * Each round looks at every task once:
+ *  - running ones are interrupted (an IPI to every CPU) and their stack
+ *    is walked from the interrupted registers; one interrupted in user
+ *    mode, or idle, is outside the kernel;
+ *  - sleeping ones are pinned with their pi_lock, which try_to_wake_up()
+ *    takes first, so that they cannot wake (and their stack cannot go
+ *    away) while the ORC unwinder walks it;
+ *  - runnable ones that are not running could start at any moment, so
+ *    they are not unwound but scanned: every word of their live stack,
+ *    read without faulting, is compared with the targets' text.  A stale
+ *    word only makes the round fail and be retried.
+ * A frame in a target whose caller is vfsfast's own text came through the
+ * observer and is harmless.  A task that was running when its CPU was
+ * interrupted and has not been switched out since cannot have entered a
+ * target unobserved in the meantime: every entry after the attach is
+ * observed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <asm/irq_regs.h>
+#include <asm/unwind.h>
+
+#include "vfsfast.h"
+
+/* How long an enable waits for unobserved calls before it gives up. */
+#define VFSFAST_QUIESCE_MS	10000
+#define VFSFAST_QUIESCE_ROUND_MS	10
+
+enum vfsfast_where { VFSFAST_OUT, VFSFAST_INSIDE, VFSFAST_UNKNOWN };
+
+struct vfsfast_cpu_seen {
+	struct task_struct *task;
+	unsigned long switches;
+	enum vfsfast_where where;
+};
+
+struct vfsfast_quiesce {
+	struct vfsfast_opt *opt;
+	struct task_struct *self;
+	struct vfsfast_cpu_seen *cpus;
+	/* One task found inside, for the log. */
+	const char *func;
+	char comm[TASK_COMM_LEN];
+	pid_t pid;
+};
+
+static unsigned long vfsfast_switches(struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+/* The observer target whose stock text holds @addr, or NULL. */
+static struct vfsfast_func *vfsfast_observed_at(struct vfsfast_opt *opt,
+						unsigned long addr)
+{
+	struct vfsfast_func *func;
+
+	for (func = opt->funcs; func->old_name; func++)
+		if (func->observer && addr > func->entry &&
+		    addr <= func->entry + func->size)
+			return func;
+	return NULL;
+}
+
+/*
+ * Walk a stack with the unwinder: VFSFAST_INSIDE if a target frame was
+ * called by anything but vfsfast, VFSFAST_UNKNOWN if the walk failed.
+ */
+static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
+				       struct task_struct *t,
+				       struct pt_regs *regs)
+{
+	struct vfsfast_func *inside = NULL;
+	struct unwind_state state;
+	unsigned long addr;
+
+	for (unwind_start(&state, t, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		/* A target's frame is harmless if our observer called it. */
+		if (inside && !within_module(addr, THIS_MODULE))
+			break;
+		/* An interrupted ip is not a return address: test it as one. */
+		inside = vfsfast_observed_at(q->opt,
+					     addr + (regs && addr == regs->ip));
+	}
+	if (inside) {
+		q->func = inside->old_name;
+		return VFSFAST_INSIDE;
+	}
+	return unwind_error(&state) ? VFSFAST_UNKNOWN : VFSFAST_OUT;
+}
+
+/* Any word of @t's live stack in a target's text: VFSFAST_UNKNOWN. */
+static enum vfsfast_where vfsfast_scan(struct vfsfast_quiesce *q,
+				       struct task_struct *t)
+{
+	unsigned long base = (unsigned long)task_stack_page(t);
+	unsigned long sp = READ_ONCE(t->thread.sp);
+	unsigned long word;
+
+	if (!base || sp < base || sp >= base + THREAD_SIZE)
+		return VFSFAST_UNKNOWN;
+	for (sp &= ~(sizeof(long) - 1); sp < base + THREAD_SIZE; sp += sizeof(long)) {
+		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
+			return VFSFAST_UNKNOWN;
+		if (vfsfast_observed_at(q->opt, word))
+			return VFSFAST_UNKNOWN;
+	}
+	return VFSFAST_OUT;
+}
+
+/* On each CPU, with interrupts off: where is the task it interrupted? */
+static void vfsfast_check_cpu(void *data)
+{
+	struct vfsfast_quiesce *q = data;
+	struct vfsfast_cpu_seen *seen = &q->cpus[smp_processor_id()];
+	struct pt_regs *regs = get_irq_regs();
+	struct task_struct *t = current;
+
+	seen->task = t;
+	seen->switches = vfsfast_switches(t);
+	if (t == q->self || is_idle_task(t) || (regs && user_mode(regs)))
+		seen->where = VFSFAST_OUT;
+	else if (!regs)
+		seen->where = VFSFAST_UNKNOWN;
+	else
+		seen->where = vfsfast_walk(q, t, regs);
+}
+
+static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
+					     struct task_struct *t)
+{
+	enum vfsfast_where where = VFSFAST_UNKNOWN;
+	unsigned long flags;
+	int cpu;
+
+	if (t == q->self || READ_ONCE(t->exit_state))
+		return VFSFAST_OUT;
+	if (READ_ONCE(t->on_cpu)) {
+		/* Running since its CPU was interrupted, never switched out. */
+		for_each_online_cpu(cpu)
+			if (q->cpus[cpu].task == t &&
+			    q->cpus[cpu].switches == vfsfast_switches(t))
+				return q->cpus[cpu].where;
+		return VFSFAST_UNKNOWN;
+	}
+	raw_spin_lock_irqsave(&t->pi_lock, flags);
+	if (!READ_ONCE(t->on_rq) && !READ_ONCE(t->on_cpu))
+		where = vfsfast_scan(q, t) == VFSFAST_OUT ? VFSFAST_OUT :
+			vfsfast_walk(q, t, NULL);
+	else if (!READ_ONCE(t->on_cpu))
+		where = vfsfast_scan(q, t);
+	raw_spin_unlock_irqrestore(&t->pi_lock, flags);
+	return where;
+}
+
+/* One round: the number of tasks that may still be inside. */
+static int vfsfast_quiesce_round(struct vfsfast_quiesce *q)
+{
+	struct task_struct *g, *t;
+	enum vfsfast_where where;
+	int pending = 0;
+
+	memset(q->cpus, 0, nr_cpu_ids * sizeof(*q->cpus));
+	on_each_cpu(vfsfast_check_cpu, q, 1);
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		where = vfsfast_check_task(q, t);
+		if (where == VFSFAST_OUT)
+			continue;
+		if (!pending++ || where == VFSFAST_INSIDE) {
+			get_task_comm(q->comm, t);
+			q->pid = task_pid_nr(t);
+		}
+	}
+	rcu_read_unlock();
+	return pending;
+}
+
+/*
+ * Wait until no task is in the stock code of @opt's observer targets
+ * unless it came through the observer; -EBUSY after VFSFAST_QUIESCE_MS.
+ * Called with the observers attached, so that no new unobserved call can
+ * start.  May sleep.
+ */
+int vfsfast_quiesce(struct vfsfast_opt *opt)
+{
+	struct vfsfast_quiesce q = { .opt = opt, .self = current };
+	unsigned int waited = 0;
+	int pending;
+
+	q.cpus = kcalloc(nr_cpu_ids, sizeof(*q.cpus), GFP_KERNEL);
+	if (!q.cpus)
+		return -ENOMEM;
+	while ((pending = vfsfast_quiesce_round(&q))) {
+		if (waited >= VFSFAST_QUIESCE_MS || fatal_signal_pending(current))
+			break;
+		if (waited && waited % 1000 == 0)
+			pr_info("%s: waiting for %d task(s) that may be inside %s unobserved (%s/%d)\n",
+				opt->name, pending, q.func ?: "a target",
+				q.comm, q.pid);
+		msleep(VFSFAST_QUIESCE_ROUND_MS);
+		waited += VFSFAST_QUIESCE_ROUND_MS;
+	}
+	kfree(q.cpus);
+	if (!pending)
+		return 0;
+	pr_info("%s: gave up: %d task(s) may still be inside %s, entered before the hooks (%s/%d)\n",
+		opt->name, pending, q.func ?: "a target", q.comm, q.pid);
+	return -EAGAIN;
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test only: park a task inside a kernfs function, before it takes
+ * kernfs_mutex, for as long as the test wants.
+ *
+ * A kthread creates (add=NAME: /sys/kernel/NAME) or renames
+ * (rename=OLD:NEW, the directory made by a previous add=OLD) a kobject.
+ * A kprobe on mutex_lock() catches that kthread's call from
+ * kernfs_add_one() or kernfs_rename_ns() and sends it to park(), which
+ * sleeps until release=1 and then takes the mutex as mutex_lock() would
+ * have.  So the kthread sits inside the stock kernfs function, its work
+ * not yet done, while the test turns vfsfast's kernfs knob on: exactly
+ * the call that entered a function before its observer existed.
+ *
+ * state: idle | running | parked | done <errno>.  remove=1 drops every
+ * kobject made here.
+ */
+#include <linux/delay.h>
+#include <linux/kallsyms.h>
+#include <linux/kobject.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/ptrace.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#define KFRACE_MAX 16
+
+static DEFINE_MUTEX(kfrace_lock);
+static struct kobject *kfrace_objs[KFRACE_MAX];
+static struct task_struct *kfrace_task;
+static const char *kfrace_in;	/* the function to park in */
+static char kfrace_old[64], kfrace_new[64];
+static bool kfrace_released, kfrace_passing;
+static char kfrace_state[32] = "idle";
+static DECLARE_WAIT_QUEUE_HEAD(kfrace_wq);
+
+static void kfrace_set_state(const char *fmt, int err)
+{
+	snprintf(kfrace_state, sizeof(kfrace_state), fmt, err);
+}
+
+/* Called instead of mutex_lock() by the parked kthread. */
+static void kfrace_park(struct mutex *lock)
+{
+	kfrace_set_state("parked", 0);
+	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
+	WRITE_ONCE(kfrace_passing, true);
+	mutex_lock(lock);
+	WRITE_ONCE(kfrace_passing, false);
+}
+
+static int kfrace_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len;
+
+	if (current != READ_ONCE(kfrace_task) || READ_ONCE(kfrace_passing))
+		return 0;
+	/* mutex_lock()'s return address: which kernfs function called it. */
+	sprint_symbol(buf, *(unsigned long *)regs->sp);
+	len = strlen(kfrace_in);
+	if (strncmp(buf, kfrace_in, len) || buf[len] != '+')
+		return 0;
+	instruction_pointer_set(regs, (unsigned long)kfrace_park);
+	return 1;
+}
+
+static struct kprobe kfrace_kp = {
+	.symbol_name = "mutex_lock",
+	.pre_handler = kfrace_pre,
+};
+
+static int kfrace_slot(const char *name)
+{
+	int i;
+
+	for (i = 0; i < KFRACE_MAX; i++)
+		if (kfrace_objs[i] && !strcmp(kobject_name(kfrace_objs[i]), name))
+			return i;
+	return -1;
+}
+
+static int kfrace_thread(void *data)
+{
+	int i, err = 0;
+
+	if (data) {
+		for (i = 0; i < KFRACE_MAX && kfrace_objs[i]; i++)
+			;
+		if (i == KFRACE_MAX)
+			err = -ENOSPC;
+		else
+			kfrace_objs[i] = kobject_create_and_add(kfrace_new, kernel_kobj);
+		if (!err && !kfrace_objs[i])
+			err = -ENOMEM;
+	} else {
+		i = kfrace_slot(kfrace_old);
+		err = i < 0 ? -ENOENT : kobject_rename(kfrace_objs[i], kfrace_new);
+	}
+	WRITE_ONCE(kfrace_task, NULL);
+	kfrace_set_state("done %d", err);
+	return 0;
+}
+
+static int kfrace_start(const char *val, bool add)
+{
+	char buf[130], *sep;
+	struct task_struct *t;
+
+	strscpy(buf, val, sizeof(buf));
+	strim(buf);
+	mutex_lock(&kfrace_lock);
+	if (READ_ONCE(kfrace_task)) {
+		mutex_unlock(&kfrace_lock);
+		return -EBUSY;
+	}
+	if (add) {
+		strscpy(kfrace_new, buf, sizeof(kfrace_new));
+	} else {
+		sep = strchr(buf, ':');
+		if (!sep) {
+			mutex_unlock(&kfrace_lock);
+			return -EINVAL;
+		}
+		*sep = '\0';
+		strscpy(kfrace_old, buf, sizeof(kfrace_old));
+		strscpy(kfrace_new, sep + 1, sizeof(kfrace_new));
+	}
+	kfrace_in = add ? "kernfs_add_one" : "kernfs_rename_ns";
+	WRITE_ONCE(kfrace_released, false);
+	kfrace_set_state("running", 0);
+	t = kthread_create(kfrace_thread, add ? (void *)1 : NULL, "kfrace");
+	if (IS_ERR(t)) {
+		mutex_unlock(&kfrace_lock);
+		return PTR_ERR(t);
+	}
+	WRITE_ONCE(kfrace_task, t);
+	wake_up_process(t);
+	mutex_unlock(&kfrace_lock);
+	return 0;
+}
+
+static int kfrace_add_set(const char *val, const struct kernel_param *kp)
+{
+	return kfrace_start(val, true);
+}
+
+static int kfrace_rename_set(const char *val, const struct kernel_param *kp)
+{
+	return kfrace_start(val, false);
+}
+
+static int kfrace_release_set(const char *val, const struct kernel_param *kp)
+{
+	WRITE_ONCE(kfrace_released, true);
+	wake_up(&kfrace_wq);
+	return 0;
+}
+
+static void kfrace_remove_all(void)
+{
+	int i;
+
+	for (i = 0; i < KFRACE_MAX; i++) {
+		kobject_put(kfrace_objs[i]);
+		kfrace_objs[i] = NULL;
+	}
+}
+
+static int kfrace_remove_set(const char *val, const struct kernel_param *kp)
+{
+	mutex_lock(&kfrace_lock);
+	if (READ_ONCE(kfrace_task)) {
+		mutex_unlock(&kfrace_lock);
+		return -EBUSY;
+	}
+	kfrace_remove_all();
+	mutex_unlock(&kfrace_lock);
+	return 0;
+}
+
+static int kfrace_state_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%s\n", kfrace_state);
+}
+
+static const struct kernel_param_ops kfrace_add_ops = { .set = kfrace_add_set };
+static const struct kernel_param_ops kfrace_rename_ops = { .set = kfrace_rename_set };
+static const struct kernel_param_ops kfrace_release_ops = { .set = kfrace_release_set };
+static const struct kernel_param_ops kfrace_remove_ops = { .set = kfrace_remove_set };
+static const struct kernel_param_ops kfrace_state_ops = { .get = kfrace_state_get };
+
+module_param_cb(add, &kfrace_add_ops, NULL, 0200);
+module_param_cb(rename, &kfrace_rename_ops, NULL, 0200);
+module_param_cb(release, &kfrace_release_ops, NULL, 0200);
+module_param_cb(remove, &kfrace_remove_ops, NULL, 0200);
+module_param_cb(state, &kfrace_state_ops, NULL, 0444);
+
+static int __init kfrace_init(void)
+{
+	return register_kprobe(&kfrace_kp);
+}
+
+static void __exit kfrace_exit(void)
+{
+	unregister_kprobe(&kfrace_kp);
+	kfrace_release_set(NULL, NULL);
+	while (READ_ONCE(kfrace_task))
+		msleep(10);
+	kfrace_remove_all();
+}
+
+module_init(kfrace_init);
+module_exit(kfrace_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("vfsfast test: park a task inside kernfs_add_one() or kernfs_rename_ns()");
