@@ -162,6 +162,67 @@ def make_w1(kernel, extra=""):
     return p.returncode == 0, p.stdout
 
 
+# Calls that must compile to tail calls (jmp, never call): on those paths
+# the stock code may sleep for as long as user space decides (a fanotify
+# permission event, a module going while a FUSE get_link is due), and
+# nothing of vfsfast may be left on the stack then; see opt_readlink.c and
+# opt_fsnotify.c.  {object: {function: [callees]}}.
+TAIL_CALLS = {
+    "module/opt_readlink.o": {
+        "vfsfast_readlink_stock": ["vfsfast_stock_vfs_readlink"],
+        "vfsfast_readlink_copy_slow": ["vfsfast_readlink_stock"],
+        "vfsfast_readlink_inline": ["vfsfast_readlink_copy_slow"],
+        "vfsfast_vfs_readlink": ["vfsfast_readlink_stock", "vfsfast_readlink_inline",
+                                 "vfsfast_readlink_get_link"],
+    },
+    "module/opt_fsnotify.o": {
+        "vfsfast_fsnotify_slow": ["vfsfast_stock_fsnotify"],
+        "vfsfast_fsnotify": ["vfsfast_fsnotify_slow"],
+        "vfsfast___fsnotify_parent_slow": ["vfsfast_stock___fsnotify_parent"],
+        "vfsfast___fsnotify_parent": ["vfsfast___fsnotify_parent_slow"],
+    },
+}
+
+
+def tail_call_problems(kernel):
+    """What in the last make_w1() build breaks TAIL_CALLS: a list of
+    "function: call callee" or "function: no jmp to callee"."""
+    tree = os.path.join(debian.chroot_dir(kernel), _tmp(kernel, "vfsfast-w1").lstrip("/"))
+    problems = []
+    for obj, funcs in TAIL_CALLS.items():
+        p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", os.path.join(tree, obj)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        branches = {}
+        fn = None
+        last = None
+        for line in p.stdout.splitlines():
+            m = re.match(r"[0-9a-f]+ <(\w+)>:$", line)
+            if m:
+                fn = m.group(1)
+                continue
+            m = re.match(r"\s+[0-9a-f]+:\s+(call|jmp)\w*\s+\S+(?: <(\w+)(?:\+0x[0-9a-f]+)?>)?", line)
+            if m and fn:
+                last = [m.group(1), m.group(2)]
+                branches.setdefault(fn, []).append(last)
+                continue
+            # A relocation names the real target of the branch before it.
+            m = re.match(r"\s+[0-9a-f]+: R_X86_64_\w+\s+(\w+)", line)
+            if m and last is not None:
+                last[1] = m.group(1)
+            last = None
+        for f, callees in funcs.items():
+            if f not in branches and f.startswith("vfsfast___fsnotify_parent") and \
+                    "vfsfast___fsnotify_parent" not in p.stdout:
+                continue  # a kernel without __fsnotify_parent(dentry, ...)
+            for c in callees:
+                kinds = {k for k, t in branches.get(f, []) if t == c}
+                if "call" in kinds:
+                    problems.append(f"{f}: call {c}")
+                elif "jmp" not in kinds:
+                    problems.append(f"{f}: no jmp to {c}")
+    return problems
+
+
 # fsnotify()'s and __fsnotify_parent()'s prototypes before 5.9, which no
 # lab kernel has: the compile-only test declares them in a copy of the
 # kernel's own headers, and sends the newer inline helpers to stand-ins.

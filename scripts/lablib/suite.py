@@ -13,6 +13,10 @@ from . import build, debian, guest, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_kernfs", "t_conflict",
                "t_livepatch", "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
+# Groups that leave the kernel changed for good (a module that can never be
+# unloaded): each runs once, with the kernel's best backend, in a guest of
+# its own.
+SOLO_TESTS = ["t_broken"]
 
 
 class Lines:
@@ -108,6 +112,10 @@ def run_kernel(tally, kernel, disk, env, only=None):
     w = warnings_in(log)
     tally.record(ok and not w, f"[{kernel}] W=1 build, sparse (C=2): no warnings",
                  "; ".join(w[:3]) if w else ("" if ok else log[-300:]))
+    bad = build.tail_call_problems(kernel) if ok else ["no build"]
+    tally.record(not bad, f"[{kernel}] the paths that may sleep in stock code reach it by "
+                 "tail calls (objdump): nothing of vfsfast on the stack there",
+                 "; ".join(bad[:4]))
     oldsig_check(tally, kernel)
     kver = debian.headers_release(kernel)
     # Debian's System.map is a placeholder: the check must say so, not
@@ -189,6 +197,14 @@ def run_kernel(tally, kernel, disk, env, only=None):
                         extra_files=extra)
     util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
     record_guest(tally, kernel, res, "tests")
+    for t in SOLO_TESTS:
+        if only and t not in only:
+            continue
+        res = guest.run_job(kernel, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", ko,
+                            disk=disk, smp=2, env=env, keep_dir=os.path.join(log_dir(kernel), t),
+                            timeout=600, extra_files=extra)
+        util.log(f"{kernel}: {t} guest finished in {res.seconds:.0f}s")
+        record_guest(tally, kernel, res, t)
     if "t_ab" in tests:
         # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
         res = guest.run_job(kernel, "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n", ko, icount=True,

@@ -269,6 +269,78 @@ done
 t_eq "kernfs: chmod/chown of a sysfs file and its directory seen at once by uid 65534" 0 $bad
 t_eq "kernfs: stat shows the mode set" "644 0" "$(stat -c '%a %u' $F)"
 
+# Calls that entered a kernfs function before the knob was turned on
+# (vfsfast_kfrace.ko parks one, before it takes kernfs_mutex, inside
+# kernfs_add_one() or kernfs_rename_ns()).  Such a call bumps no stamp, so
+# the enable must wait until it has left; meanwhile lookups get the stock
+# answer, and afterwards the name it made is found, every time.  With the
+# enable order before the fix, a miss during the park became a negative
+# dentry that hid the name for good.
+# kf_race KIND ARG NAME GONE: KIND add or rename, NAME the name it makes,
+# GONE the one it removes (or "").  Sets why when something was wrong.
+KF=/sys/module/vfsfast_kfrace/parameters
+kf_wait() {
+	w=0
+	while ! grep -q "^$1" $KF/state && [ $w -lt 200 ]; do
+		sleep 0.05
+		w=$((w + 1))
+	done
+	grep -q "^$1" $KF/state
+}
+kf_race() {
+	why=
+	set_knob kernfs 0
+	dmesg -c >/dev/null
+	echo "$2" >$KF/$1
+	kf_wait parked || { why="not parked: $(cat $KF/state)"; return; }
+	rm -f /tmp/kf.en
+	(echo 1 >$VF/kernfs/enabled; echo $? >/tmp/kf.en) &
+	enpid=$!
+	# Up to 3 s for the enable: the old order returned at once.
+	w=0
+	while [ ! -e /tmp/kf.en ] && [ $w -lt 60 ]; do sleep 0.05; w=$((w + 1)); done
+	[ -e /sys/kernel/$3 ] && why="$why $3 visible while parked;"
+	[ -e /sys/kernel/$3 ] && why="$why $3 visible while parked (again);"
+	echo 1 >$KF/release
+	kf_wait "done 0" || why="$why kfrace: $(cat $KF/state);"
+	wait $enpid
+	[ "$(cat /tmp/kf.en)" = 0 ] || why="$why enable failed: $(cat /tmp/kf.en);"
+	[ "$(head -n 1 $VF/kernfs/status)" = active ] || why="$why status: $(head -n 1 $VF/kernfs/status);"
+	[ -e /sys/kernel/$3 ] || why="$why $3 missing after its $1 returned;"
+	[ -e /sys/kernel/$3 ] || why="$why $3 missing (again);"
+	ls /sys/kernel | grep -qx "$3" || why="$why $3 not listed;"
+	if [ -n "$4" ]; then
+		[ -e /sys/kernel/$4 ] && why="$why $4 still there after the rename;"
+		ls /sys/kernel | grep -qx "$4" && why="$why $4 still listed;"
+	fi
+	dmesg | grep -q "kernfs: waiting for [0-9]* task(s) that may be inside $5 unobserved (kfrace/" ||
+		why="$why the enable did not wait for the parked call;"
+}
+if [ "$on" = 1 ] && [ -f /lab/vfsfast_kfrace.ko ]; then
+	insmod /lab/vfsfast_kfrace.ko
+	bad=
+	for r in 1 2 3; do
+		kf_race add vfrace$r vfrace$r "" kernfs_add_one
+		[ -z "$why" ] || { bad="$bad add $r:$why"; note "kernfs: add $r:$why"; }
+	done
+	t_eq "kernfs: a kernfs_add_one() parked across the enable: the enable waits, its name is found after, 3 times" "" "$bad"
+	bad=
+	for r in 1 2 3; do
+		set_knob kernfs 0
+		echo vfold$r >$KF/add
+		kf_wait parked && echo 1 >$KF/release && kf_wait "done 0" || bad="$bad setup $r"
+		kf_race rename vfold$r:vfnew$r vfnew$r vfold$r kernfs_rename_ns
+		[ -z "$why" ] || { bad="$bad rename $r:$why"; note "kernfs: rename $r:$why"; }
+	done
+	t_eq "kernfs: a kernfs_rename_ns() parked across the enable: the enable waits, the new name is found and the old one gone after, 3 times" "" "$bad"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
+	t_check "kernfs: the names made by the parked calls are gone with them" \
+		sh -c '! ls /sys/kernel | grep -q "^vf\(race\|old\|new\)"'
+elif [ "$on" = 1 ]; then
+	t_fail "kernfs: test module vfsfast_kfrace available" "vfsfast_kfrace.ko was not built"
+fi
+
 [ -e $CG/vfkz ]
 [ -e $CG/vfkz ]
 set_knob kernfs 0

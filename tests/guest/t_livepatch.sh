@@ -8,19 +8,25 @@
 # Results stay exact throughout (the checker runs the whole time).
 
 LP=/sys/kernel/livepatch/vfsfast_lp
-lp_calls() { cat /sys/module/vfsfast_lp/parameters/calls; }
+lp_calls() { cat /sys/module/${1:-vfsfast_lp}/parameters/calls; }
 
-# Disable the livepatch, wait for its transition to finish, remove it.
-# With the checker's tight readlink() loop running, a transition takes about
-# a minute on 6.12 (under a second on the other kernels).
-lp_remove() {
-	echo 0 >$LP/enabled
+# Wait (up to 3 minutes) until livepatch $1's sysfs directory is gone.
+lp_gone() {
 	i=0
-	while [ -e $LP ] && [ $i -lt 1800 ]; do
+	while [ -e /sys/kernel/livepatch/$1 ] && [ $i -lt 1800 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	rmmod vfsfast_lp
+}
+
+# Disable livepatch $1 (default vfsfast_lp), wait for its transition to
+# finish, remove it.  With the checker's tight readlink() loop running, a
+# transition takes about a minute on 6.12 (under a second on the other
+# kernels).
+lp_remove() {
+	echo 0 >/sys/kernel/livepatch/${1:-vfsfast_lp}/enabled
+	lp_gone ${1:-vfsfast_lp}
+	rmmod ${1:-vfsfast_lp}
 }
 
 # The "vfsfast: readlink: ..." lines logged since the last call.
@@ -87,3 +93,38 @@ lp_remove
 t_eq "readlink off: a livepatch's visit leaves it off and logs nothing" \
 	"inactive 0|" "$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
 rmmod vfsfast
+
+# A cumulative livepatch: P2 (replace=true) takes vfs_readlink over from
+# P1, P1's module goes, then P2 is disabled and goes.  status names the
+# livepatch holding the function at every step, and vfsfast re-arms only
+# when the last one is gone; readlink() stays exact throughout.
+if [ -f /lab/vfsfast_lp2.ko ]; then
+	load_vfsfast enable=readlink
+	start_checker
+	dmesg -c >/dev/null
+	insmod /lab/vfsfast_lp.ko
+	s1=$(head -n1 $VF/readlink/status)
+	insmod /lab/vfsfast_lp2.ko
+	s2=$(head -n1 $VF/readlink/status)
+	lp_gone vfsfast_lp
+	c0=$(lp_calls vfsfast_lp2)
+	readlink /tmp/links/l0100 >/dev/null
+	served=$([ "$(lp_calls vfsfast_lp2)" -gt "$c0" ] && echo yes)
+	rmmod vfsfast_lp
+	s3="$(head -n1 $VF/readlink/status) $(knob readlink)"
+	lp_remove vfsfast_lp2
+	s4="$(head -n1 $VF/readlink/status) $(knob readlink) $(head -n1 $VF/readlink/backend)"
+	t_eq "cumulative livepatch: status names the holder at each step: P1, P2 (replace), P2 after P1's module is gone, active once P2 is gone" \
+		"yielded: vfs_readlink taken by vfsfast_lp|yielded: vfs_readlink taken by vfsfast_lp2|yes|yielded: vfs_readlink taken by vfsfast_lp2 0|active 1 $VFSFAST_BACKEND" \
+		"$s1|$s2|$served|$s3|$s4"
+	t_eq "cumulative livepatch: re-armed once, after the last livepatch went" \
+		"re-armed ($VFSFAST_BACKEND) after livepatch vfsfast_lp2" "$(vf_log | grep re-armed | paste -sd '|')"
+	h0=$(stat_of readlink hits)
+	readlink /tmp/links/l0100 >/dev/null
+	t_check "cumulative livepatch: the fast path runs again" [ "$(stat_of readlink hits)" -gt "$h0" ]
+	stop_checker
+	t_eq "cumulative livepatch: results exact throughout" "0 ok" "$checked"
+	rmmod vfsfast
+else
+	t_fail "cumulative livepatch: test module available" "vfsfast_lp2.ko was not built"
+fi
