@@ -187,6 +187,120 @@ if [ "$dummy" = 1 ]; then
 	t_eq "kernfs: netdev rename and moves between network namespaces seen at once from both" 0 $bad
 fi
 
+# Moving a netdev into a namespace renames its sysfs directory under RTNL
+# (device_rename()): the rename observer must not make that slower than
+# stock (it used to wait out an RCU grace period there).  Wall time in TCG
+# is rough: the bound is 1.5 times stock plus 0.5 s for 40 moves.
+if [ "$dummy" = 1 ] && [ "$on" = 1 ]; then
+	uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
+	unshare -n sh -c 'echo $$ >/tmp/ns2.pid && exec sleep 1000' &
+	ns2holder=$!
+	w=0
+	while [ ! -s /tmp/ns2.pid ] && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+	ns2=$(cat /tmp/ns2.pid)
+	ip link add name vfkm type dummy
+	moves() {
+		t0=$(uptime_cs)
+		m=0
+		while [ $m -lt 20 ]; do
+			ip link set dev vfkm netns "$ns2" &&
+				nsenter -t "$ns2" -n ip link set dev vfkm netns 1 || echo x >>/tmp/kmove.fail
+			m=$((m + 1))
+		done
+		echo $(($(uptime_cs) - t0))
+	}
+	rm -f /tmp/kmove.fail
+	moves >/dev/null
+	set_knob kernfs 0
+	off_cs=$(moves)
+	set_knob kernfs 1
+	on_cs=$(moves)
+	set_knob kernfs 0
+	off2_cs=$(moves)
+	set_knob kernfs 1
+	note "kernfs: 40 netns moves of a dummy netdev (wall time, TCG, rough): off ${off_cs}0 ms, on ${on_cs}0 ms, off again ${off2_cs}0 ms"
+	t_check "kernfs: netns moves (RTNL held across the sysfs rename) no slower with the knob on than 1.5 x stock + 0.5 s" \
+		[ ! -e /tmp/kmove.fail -a "$on_cs" -le $(( (off_cs > off2_cs ? off_cs : off2_cs) * 3 / 2 + 50 )) ]
+	ip link del vfkm
+	kill $ns2holder
+	wait $ns2holder 2>/dev/null
+	rm -f /tmp/ns2.pid
+fi
+
+# Churn while the knob flips: cgroup2 directories made and removed,
+# cgroup1 directories renamed, dummy netdevs made, renamed, moved to
+# another namespace and back, removed.  After each step every name is
+# there or gone as the stock kernel says, looked up twice (the second
+# lookup may meet a cached negative dentry) and listed by readdir.
+# kc_has PATH: looked up twice and listed; kc_gone PATH: neither.
+kc_has() {
+	[ -e "$1" ] && [ -e "$1" ] && ls "${1%/*}" | grep -qx "${1##*/}" ||
+		{ kbad=$((kbad + 1)); note "churn: missing: $1"; }
+}
+kc_gone() {
+	[ ! -e "$1" ] && [ ! -e "$1" ] && ! ls "${1%/*}" | grep -qx "${1##*/}" ||
+		{ kbad=$((kbad + 1)); note "churn: still there: $1"; }
+}
+if [ "$on" = 1 ]; then
+	unshare -n sh -c 'echo $$ >/tmp/ns3.pid && exec sleep 1000' &
+	ns3holder=$!
+	w=0
+	while [ ! -s /tmp/ns3.pid ] && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
+	ns3=$(cat /tmp/ns3.pid)
+	rm -f /tmp/kflip.stop /tmp/kflip.n
+	(
+		f=0
+		while [ ! -f /tmp/kflip.stop ]; do
+			echo 1 >$VF/kernfs/enabled && echo 0 >$VF/kernfs/enabled || break
+			f=$((f + 2))
+		done
+		echo $f >/tmp/kflip.n
+	) &
+	flipper=$!
+	kbad=0
+	i=0
+	while [ $i -lt "${VFSFAST_KERNFS_CHURN:-30}" ]; do
+		kc_gone $CG/vfc$i
+		mkdir $CG/vfc$i
+		kc_has $CG/vfc$i
+		mkdir $CG1/vfca
+		kc_gone $CG1/vfcb
+		mv $CG1/vfca $CG1/vfcb
+		kc_has $CG1/vfcb
+		kc_gone $CG1/vfca
+		rmdir $CG1/vfcb
+		kc_gone $CG1/vfcb
+		rmdir $CG/vfc$i
+		kc_gone $CG/vfc$i
+		if [ "$dummy" = 1 ]; then
+			kc_gone /sys/class/net/vfcd
+			ip link add name vfcd type dummy
+			kc_has /sys/class/net/vfcd
+			kc_gone /sys/class/net/vfce
+			ip link set dev vfcd name vfce
+			kc_has /sys/class/net/vfce
+			kc_gone /sys/class/net/vfcd
+			ip link set dev vfce netns "$ns3"
+			kc_gone /sys/class/net/vfce
+			nsenter -t "$ns3" -n ip link set dev vfce netns 1
+			kc_has /sys/class/net/vfce
+			ip link del vfce
+			kc_gone /sys/class/net/vfce
+		fi
+		i=$((i + 1))
+	done
+	touch /tmp/kflip.stop
+	wait $flipper
+	kill $ns3holder
+	wait $ns3holder 2>/dev/null
+	rm -f /tmp/ns3.pid
+	note "kernfs: churn: $i rounds during $(cat /tmp/kflip.n 2>/dev/null) knob flips"
+	t_eq "kernfs: churn while the knob flips: every name there or gone as stock says, lookup and readdir agree" \
+		0 $kbad
+	t_check "kernfs: churn: the knob flipped throughout" [ "$(cat /tmp/kflip.n 2>/dev/null || echo 0)" -ge 4 ]
+	set_knob kernfs 1
+fi
+
 # Differential: everything below /sys and the cgroup tree, listed with
 # modes, owners, link counts and what the readable files hold, knob off,
 # on, off, on.  Entries that differ between the two off listings are
