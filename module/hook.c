@@ -373,6 +373,9 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 		if (!ret)
 			break;
 		vfsfast_append(tried, sizeof(tried), (*b)->name, ret);
+		/* Its rollback could not unhook a target: try nothing else. */
+		if (opt->broken[0])
+			break;
 	}
 	if (ret) {
 		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
