@@ -7,6 +7,7 @@ Prints one KTAP-like line per test as it finishes and ends with the line
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 
 from . import build, debian, guest, util, vm
@@ -258,6 +259,31 @@ def host_sh_test(name):
     return ok, last if ok else f"rc={p.returncode}: {'; '.join(bad[:3]) or p.stdout[-300:]}"
 
 
+def lab_setup_check():
+    """Run by a user who is not root with a package missing, the lab prints
+    the one sudo apt-get line naming it and exits 2."""
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="vfsfast-labhost-")
+    try:
+        repo = util.repo_dir()
+        os.makedirs(os.path.join(tmp, "scripts"))
+        shutil.copy2(os.path.join(repo, "scripts/vfsfast-lab"), os.path.join(tmp, "scripts"))
+        shutil.copytree(os.path.join(repo, "scripts/lablib"), os.path.join(tmp, "scripts/lablib"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        with open(os.path.join(tmp, "scripts/lab-packages"), "w") as f:
+            f.write("# test\ncpio\nvfsfast-no-such-package\n")
+        subprocess.run(["chmod", "-R", "a+rX", tmp])
+        p = subprocess.run(["su", "nobody", "-s", "/bin/sh", "-c",
+                            f"{tmp}/scripts/vfsfast-lab setup --kernels 5.10"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        ok = (p.returncode == 2 and
+              "  sudo apt-get install vfsfast-no-such-package\n" in p.stdout and
+              "cpio" not in p.stdout.split("sudo apt-get install", 1)[-1])
+        return ok, f"rc={p.returncode}: {p.stdout[-300:]}"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
@@ -282,6 +308,9 @@ def host_checks(tally):
                  "synthetic rounds: medians, the 0.5% floor, savings within the rounds' "
                  "spread, losses kept negative "
                  "(tests/host/bench_recovery_test.py)", summary)
+    ok, why = lab_setup_check()
+    tally.record(ok, "vfsfast-lab run by a user who is not root, a package missing: "
+                 "one sudo apt-get install line naming only it, exit 2", "" if ok else why)
     ok, problems, n = style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))
