@@ -37,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -49,6 +50,7 @@
 /* How long an enable waits for unobserved calls before it gives up. */
 #define VFSFAST_QUIESCE_MS	10000
 #define VFSFAST_QUIESCE_ROUND_MS	10
+#define VFSFAST_QUIESCE_TRACK	64
 
 enum vfsfast_where { VFSFAST_OUT, VFSFAST_INSIDE, VFSFAST_UNKNOWN };
 
@@ -62,11 +64,21 @@ struct vfsfast_quiesce {
 	struct vfsfast_opt *opt;
 	struct task_struct *self;
 	struct vfsfast_cpu_seen *cpus;
+	/* The tasks not yet seen outside, when there are few. */
+	struct task_struct *tracked[VFSFAST_QUIESCE_TRACK];
+	int ntracked;
+	bool tracking;
 	/* One task found inside, for the log. */
 	const char *func;
 	char comm[TASK_COMM_LEN];
 	pid_t pid;
 };
+
+static void vfsfast_untrack(struct vfsfast_quiesce *q)
+{
+	while (q->ntracked)
+		put_task_struct(q->tracked[--q->ntracked]);
+}
 
 static unsigned long vfsfast_switches(struct task_struct *t)
 {
@@ -181,26 +193,61 @@ static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
 	return where;
 }
 
-/* One round: the number of tasks that may still be inside. */
+/* Note one task that may still be inside, for the log. */
+static void vfsfast_note(struct vfsfast_quiesce *q, struct task_struct *t,
+			 enum vfsfast_where where, int pending)
+{
+	if (!pending || where == VFSFAST_INSIDE) {
+		get_task_comm(q->comm, t);
+		q->pid = task_pid_nr(t);
+	}
+}
+
+/*
+ * One round: the number of tasks that may still be inside.  A task once
+ * seen outside stays cleared: it can only enter a target observed from
+ * now on.  So the first round looks at every task and keeps the ones it
+ * could not clear (up to VFSFAST_QUIESCE_TRACK, holding a reference on
+ * each); later rounds look at those alone, until none is left.  With
+ * more than that, every round looks at every task.
+ */
 static int vfsfast_quiesce_round(struct vfsfast_quiesce *q)
 {
 	struct task_struct *g, *t;
 	enum vfsfast_where where;
-	int pending = 0;
+	int i, pending = 0;
 
 	memset(q->cpus, 0, nr_cpu_ids * sizeof(*q->cpus));
 	on_each_cpu(vfsfast_check_cpu, q, 1);
+	if (q->tracking) {
+		for (i = 0; i < q->ntracked; i++) {
+			t = q->tracked[i];
+			where = vfsfast_check_task(q, t);
+			if (where == VFSFAST_OUT) {
+				put_task_struct(t);
+				q->tracked[i--] = q->tracked[--q->ntracked];
+				continue;
+			}
+			vfsfast_note(q, t, where, pending++);
+		}
+		return pending;
+	}
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
 		where = vfsfast_check_task(q, t);
 		if (where == VFSFAST_OUT)
 			continue;
-		if (!pending++ || where == VFSFAST_INSIDE) {
-			get_task_comm(q->comm, t);
-			q->pid = task_pid_nr(t);
+		vfsfast_note(q, t, where, pending);
+		if (pending++ < VFSFAST_QUIESCE_TRACK) {
+			get_task_struct(t);
+			q->tracked[q->ntracked++] = t;
 		}
 	}
 	rcu_read_unlock();
+	if (pending > VFSFAST_QUIESCE_TRACK)
+		vfsfast_untrack(q);
+	else
+		q->tracking = true;
 	return pending;
 }
 
@@ -212,9 +259,15 @@ static int vfsfast_quiesce_round(struct vfsfast_quiesce *q)
  */
 int vfsfast_quiesce(struct vfsfast_opt *opt)
 {
-	struct vfsfast_quiesce q = { .opt = opt, .self = current };
+	/* Not on the stack (64 task pointers): vfsfast_mutex serializes it. */
+	static struct vfsfast_quiesce q;
 	unsigned int waited = 0;
 	int pending;
+
+	lockdep_assert_held(&vfsfast_mutex);
+	memset(&q, 0, sizeof(q));
+	q.opt = opt;
+	q.self = current;
 
 	q.cpus = kcalloc(nr_cpu_ids, sizeof(*q.cpus), GFP_KERNEL);
 	if (!q.cpus)
@@ -229,6 +282,7 @@ int vfsfast_quiesce(struct vfsfast_opt *opt)
 		msleep(VFSFAST_QUIESCE_ROUND_MS);
 		waited += VFSFAST_QUIESCE_ROUND_MS;
 	}
+	vfsfast_untrack(&q);
 	kfree(q.cpus);
 	if (!pending)
 		return 0;

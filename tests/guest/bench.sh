@@ -88,7 +88,7 @@ bench_backend() {
 	echo "BACKEND $1 ${only:+unsupported}$(head -n1 $VF/$FIRST/backend)"
 	mode off
 	echo "STATUS $(head -n1 $VF/$FIRST/status) $(sed -n 's/^upstream: //p' $VF/$FIRST/status | tr ' ' '_')"
-	rmmod vfsfast
+	unload_vfsfast
 }
 
 for backend in $BENCH_BACKENDS; do

@@ -35,8 +35,20 @@ load_vfsfast() {
 	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"
 }
 
+# rmmod, again for up to 5 s while it is refused as in use: a readlink()
+# of a page-cache symlink holds the module while it runs (readlink's
+# ->get_link() may sleep as long as its filesystem likes), so under
+# readlink load a single rmmod can meet one in flight.
 unload_vfsfast() {
-	rmmod vfsfast
+	u=0
+	while ! rmmod vfsfast 2>/tmp/unload.err; do
+		if [ $u -ge 50 ] || ! grep -qi "unavailable\|in use" /tmp/unload.err; then
+			cat /tmp/unload.err >&2
+			return 1
+		fi
+		sleep 0.1
+		u=$((u + 1))
+	done
 }
 
 # The tmpfs copy of the ext4 image's links: made by t_readlink.sh, or here

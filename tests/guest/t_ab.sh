@@ -105,11 +105,11 @@ t_ab_main() {
 	ab_bad "non-root" "must run as root" runas 1000 vfsfast-ab readlink -- pipe
 	ab_bad "malformed option" "needs a non-negative integer" vfsfast-ab --pairs x readlink -- pipe
 	ab_bad "unknown option" "unknown option --frobnicate" vfsfast-ab --frobnicate readlink -- pipe
-	rmmod vfsfast
+	unload_vfsfast
 	load_vfsfast disable=readlink
 	ab_bad "knob disabled on this kernel (disable=readlink)" "cannot be switched on this kernel: disabled" \
 		vfsfast-ab readlink -- readlink-tmpfs-100
-	rmmod vfsfast
+	unload_vfsfast
 	load_vfsfast enable=none
 
 	# Wall time under TCG on a shared host is far noisier than readlink's
@@ -168,14 +168,14 @@ EOF
 	rc=$?
 	t_eq "ab: TERM while the knob is on: exit 143, knob back off" "1 143 0 inactive" \
 		"$seen $rc $(knob readlink) $(head -n1 $VF/readlink/status)"
-	rmmod vfsfast
+	unload_vfsfast
 }
 
 if [ "${VFSFAST_AB_ICOUNT:-0}" = 1 ]; then
 	# The lab's second guest for t_ab: icount, 1 vCPU, default backend.
 	load_vfsfast enable=none
 	ab_measure icount
-	rmmod vfsfast
+	unload_vfsfast
 elif [ "$VFSFAST_BACKEND" = "${VFSFAST_BACKENDS_EXPECT%% *}" ]; then
 	t_ab_main
 else

@@ -131,7 +131,7 @@ set_knob readlink 1
 t_eq "ftrace_enabled=1 again: enabling works" "active 1" \
 	"$(head -n1 $VF/readlink/status) $(knob readlink)"
 set_knob readlink 0
-rmmod vfsfast
+unload_vfsfast
 if [ -f /lab/vfsfast_holder.ko ]; then
 	t_check "the IPMODIFY user loads once vfsfast is gone" insmod /lab/vfsfast_holder.ko
 	rmmod vfsfast_holder 2>/dev/null

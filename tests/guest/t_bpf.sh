@@ -71,7 +71,7 @@ fi
 stop_checker
 t_eq "bpf after vfsfast: readlink results exact" "0 ok" "$checked"
 note "$VFSFAST_BACKEND: BPF fentry after vfsfast: $outcome"
-rmmod vfsfast
+unload_vfsfast
 
 # BPF first, then vfsfast.
 load_vfsfast enable=none
@@ -102,4 +102,4 @@ t_check "bpf gone: status is truthful" status_truthful
 stop_checker
 t_eq "bpf first: readlink results exact" "0 ok" "$checked"
 set_knob readlink 0
-rmmod vfsfast
+unload_vfsfast

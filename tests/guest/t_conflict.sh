@@ -26,4 +26,4 @@ t_eq "conflict gone: enabling works, status active, same backend" \
 	"active 1 $VFSFAST_BACKEND" \
 	"$(head -n1 $VF/readlink/status) $(knob readlink) $(head -n1 $VF/readlink/backend)"
 t_check "conflict gone: error line cleared" sh -c "! grep -q '^error:' $VF/readlink/status"
-rmmod vfsfast
+unload_vfsfast

@@ -92,7 +92,7 @@ for f in status functions version stats/hits stats/fallbacks; do
 	case "$r" in "err EACCES"|"err EPERM"|"err EIO"|"open "*) t_ok "$f is not writable";;
 	*) t_fail "$f is not writable" "$r";; esac
 done
-rmmod vfsfast
+unload_vfsfast
 
 # Module parameters: random and malformed values are refused at load and
 # leave nothing behind.
@@ -112,7 +112,7 @@ while [ $i -lt "${VFSFAST_PARAM_FUZZ:-100}" ]; do
 		if insmod /lab/vfsfast.ko "$p=$v" 2>/dev/null; then
 			pf=$((pf + 1))
 			note "param $p=$v accepted"
-			rmmod vfsfast
+			unload_vfsfast
 		fi
 		[ -e $VF ] && pf=$((pf + 1))
 	done

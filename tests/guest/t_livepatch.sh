@@ -79,7 +79,7 @@ t_eq "livepatch gone: vfsfast re-armed by itself, same backend, one log line" \
 t_check "... and its fast path runs again" fast_path_runs
 stop_checker
 t_eq "vfsfast first: results exact throughout" "0 ok" "$checked"
-rmmod vfsfast
+unload_vfsfast
 
 # The livepatch loaded first.
 insmod /lab/vfsfast_lp.ko
@@ -107,7 +107,7 @@ insmod /lab/vfsfast_lp.ko
 lp_remove
 t_eq "readlink off: a livepatch's visit leaves it off and logs nothing" \
 	"inactive 0|" "$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
-rmmod vfsfast
+unload_vfsfast
 
 # A cumulative livepatch: P2 (replace=true) takes vfs_readlink over from
 # P1, P1's module goes, then P2 is disabled and goes.  status names the
@@ -142,7 +142,7 @@ if [ -f /lab/vfsfast_lp2.ko ]; then
 	for lp in vfsfast_lp2 vfsfast_lp; do
 		[ -e /sys/module/$lp ] && lp_remove $lp
 	done
-	rmmod vfsfast
+	unload_vfsfast
 else
 	t_fail "cumulative livepatch: test module available" "vfsfast_lp2.ko was not built"
 fi

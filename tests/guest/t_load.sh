@@ -18,7 +18,7 @@ t_eq "vfsfast load: prints each optimization's status" \
 out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko 2>&1)
 t_eq "vfsfast load: already loaded is exit 0" "0 vfsfast: already loaded" \
 	"$? $(echo "$out" | head -n1)"
-rmmod vfsfast
+unload_vfsfast
 out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko enable=bogus 2>&1)
 rc=$?
 t_check "vfsfast load enable=bogus: refused with the kernel's reason, exit 1 ($rc: $(echo "$out" | head -n1))" \

@@ -87,4 +87,4 @@ f0=$(stat_of readlink fallbacks)
 rlbench /tmp/links/l0032 2000 >/dev/null
 t_eq "knob off: counters do not move" "$h0 $f0" \
 	"$(stat_of readlink hits) $(stat_of readlink fallbacks)"
-rmmod vfsfast
+unload_vfsfast

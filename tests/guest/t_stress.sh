@@ -43,4 +43,4 @@ t_eq "stress-ng: readlink results exact throughout" "0 ok" "$checked"
 t_check "stress-ng: the knobs flipped throughout ($(cat /tmp/flips) flips each)" \
 	[ "$(cat /tmp/flips)" -gt 0 ]
 for k in $KNOBS; do set_knob $k 0; done
-rmmod vfsfast
+unload_vfsfast

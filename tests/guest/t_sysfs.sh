@@ -4,13 +4,13 @@
 # Parameters first, while no instance is loaded.
 if insmod /lab/vfsfast.ko enable=bogus 2>/dev/null; then
 	t_fail "param: enable=bogus refused" "load succeeded"
-	rmmod vfsfast
+	unload_vfsfast
 else
 	t_check "param: enable=bogus refused, nothing left behind" [ ! -e $VF ]
 fi
 if insmod /lab/vfsfast.ko backend=bogus 2>/dev/null; then
 	t_fail "param: backend=bogus refused" "load succeeded"
-	rmmod vfsfast
+	unload_vfsfast
 else
 	t_check "param: backend=bogus refused, nothing left behind" [ ! -e $VF ]
 fi
@@ -19,14 +19,14 @@ case " $VFSFAST_BACKENDS_EXPECT " in
 *)
 	if insmod /lab/vfsfast.ko backend=jmp 2>/dev/null; then
 		t_fail "param: backend=jmp refused without jmp mode" "load succeeded"
-		rmmod vfsfast
+		unload_vfsfast
 	else
 		t_check "param: backend=jmp refused without jmp mode" [ ! -e $VF ]
 	fi ;;
 esac
 if insmod /lab/vfsfast.ko disable=bogus 2>/dev/null; then
 	t_fail "param: disable=bogus refused" "load succeeded"
-	rmmod vfsfast
+	unload_vfsfast
 else
 	t_check "param: disable=bogus refused, nothing left behind" [ ! -e $VF ]
 fi
@@ -40,23 +40,23 @@ for d in readlink all; do
 	t_eq "param: disable=$d: enabling fails with EPERM, changes nothing" \
 		"err EPERM 0 none" \
 		"$(wr $VF/readlink/enabled 31) $(knob readlink) $(head -n1 $VF/readlink/backend)"
-	rmmod vfsfast
+	unload_vfsfast
 done
 insmod /lab/vfsfast.ko enable=readlink
 t_eq "default backend: the best this kernel has" "${VFSFAST_BACKENDS_EXPECT%% *}" \
 	"$(head -n1 $VF/readlink/backend)"
 t_eq "backends lists what the kernel config offers, best first" \
 	"$VFSFAST_BACKENDS_EXPECT" "$(cat $VF/backends)"
-rmmod vfsfast
+unload_vfsfast
 load_vfsfast enable=none
 t_eq "param: enable=none leaves readlink off" 0 "$(knob readlink)"
 t_eq "backend file says none while off" none "$(cat $VF/readlink/backend)"
-rmmod vfsfast
+unload_vfsfast
 load_vfsfast enable=readlink
 t_eq "param: enable=readlink turns it on" 1 "$(knob readlink)"
 t_eq "backend file names the forced backend" "$VFSFAST_BACKEND" \
 	"$(cat $VF/readlink/backend)"
-rmmod vfsfast
+unload_vfsfast
 
 load_vfsfast
 dmesg >/tmp/kmsg.snapshot
@@ -102,4 +102,4 @@ t_eq "status inactive, requested off after disabling" "inactive|requested: off" 
 	"$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
 t_check "vfs_readlink is traceable (available_filter_functions)" \
 	grep -qx vfs_readlink /sys/kernel/tracing/available_filter_functions
-rmmod vfsfast
+unload_vfsfast

@@ -89,4 +89,4 @@ for fs in tmpfs ext4; do
 		[ $rc -eq 0 ]
 done
 t_eq "toggle: knob restored after rldiff" 0 "$(knob readlink)"
-rmmod vfsfast
+unload_vfsfast

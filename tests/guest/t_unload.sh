@@ -64,7 +64,7 @@ while [ $i -lt "${VFSFAST_UNLOADS:-20}" ]; do
 	touch /tmp/release
 	wait $upid
 	urc=$?
-	rmmod vfsfast 2>/tmp/rmmod.err || {
+	unload_vfsfast 2>/tmp/rmmod.err || {
 		fails=$((fails + 1))
 		note "cycle $i: rmmod after the release: $(cat /tmp/rmmod.err)"
 	}
@@ -105,7 +105,7 @@ t_eq "drain: a task asleep in the replacement: rmmod refused at once, module liv
 	"$([ $rc -ne 0 ] && [ $((t1 - t0)) -le 5 ] && echo 1) $(head -n1 /tmp/uffd.out) $(cat /sys/module/vfsfast/initstate 2>&1) $(head -n1 $VF/readlink/status)"
 touch /tmp/release
 wait $upid
-rmmod vfsfast
+unload_vfsfast
 rc=$?
 t_eq "drain: once it leaves, rmmod completes; its readlink was exact" \
 	"0 ok 100 gone" \
