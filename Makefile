@@ -7,7 +7,11 @@
 #                      vfsfast-ab's statistics into $(SHAREDIR) and its C
 #                      workloads (abloop, rlbench, built with $(CC); ablat
 #                      for --latency where clang and libbpf-dev are) into
-#                      $(LIBEXECDIR)
+#                      $(LIBEXECDIR); all three under $(prefix), /usr/local
+#                      unless given (prefix=/usr for a package), each under
+#                      $(DESTDIR) when given
+# make install-scripts only the commands, statistics and workloads, as above
+# make install-dkms-src only the DKMS source tree, $(DESTDIR)/usr/src/vfsfast-<version>
 # make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
 #                      dkms add, build and install for KERNELRELEASE
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
@@ -31,10 +35,13 @@
 KERNELRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 KERNELS ?= 5.10 6.1 6.12 7.2
-SBINDIR ?= /usr/local/sbin
-LIBEXECDIR ?= /usr/local/libexec/vfsfast
-SHAREDIR ?= /usr/local/share/vfsfast
+prefix ?= /usr/local
+SBINDIR ?= $(prefix)/sbin
+LIBEXECDIR ?= $(prefix)/libexec/vfsfast
+SHAREDIR ?= $(prefix)/share/vfsfast
 CC ?= cc
+# For the C workloads only (a package build passes its hardening flags).
+CFLAGS ?= -O2
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -55,22 +62,26 @@ install-scripts:
 	install -D -m 0755 scripts/vfsfast-ab $(DESTDIR)$(SBINDIR)/vfsfast-ab
 	install -D -m 0644 scripts/vfsfast-ab-stats.awk $(DESTDIR)$(SHAREDIR)/vfsfast-ab-stats.awk
 	mkdir -p $(DESTDIR)$(LIBEXECDIR)
-	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/abloop tests/guest/src/abloop.c
-	$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/rlbench tests/guest/src/rlbench.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/abloop tests/guest/src/abloop.c $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/rlbench tests/guest/src/rlbench.c $(LDFLAGS)
 	@if command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]; then \
 		echo "building ablat (vfsfast-ab --latency)"; \
 		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$$($(CC) -dumpmachine) \
 			-c tests/guest/src/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
-		$(CC) -O2 -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat tests/guest/src/ablat.c -lbpf; \
+		chmod 0644 $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
+		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat tests/guest/src/ablat.c $(LDFLAGS) -lbpf; \
 	else \
 		echo "note: clang or libbpf-dev missing: vfsfast-ab --latency will say it is unavailable"; \
 	fi
 
+install-dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
+
 dkms-install: install-scripts
 	-dkms remove -m vfsfast -v $(VERSION) --all
-	rm -rf $(DKMS_SRC)
-	mkdir -p $(DKMS_SRC)
-	cp -r $(DKMS_FILES) $(DKMS_SRC)/
+	$(MAKE) install-dkms-src DESTDIR=
 	dkms add -m vfsfast -v $(VERSION)
 	dkms build -m vfsfast -v $(VERSION) -k $(KERNELRELEASE)
 	dkms install -m vfsfast -v $(VERSION) -k $(KERNELRELEASE) --force
@@ -109,5 +120,5 @@ demo:
 style:
 	$(LAB) style
 
-.PHONY: all modules install install-scripts dkms-install clean check check-legacy \
-	legacy-kernel bench-legacy check-debug debug-kernels bench demo style
+.PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style
