@@ -63,28 +63,23 @@ Every option of the lists below must be =y (or, for the off list, neither
 y nor m) after olddefconfig, or the build stops and names it: an option a
 kernel silently drops fails loudly.
 
-Everything lives in <cache>/<name>, as legacy's does:
-  linux-source-X.Y_*.deb   the source package, downloaded once
-  linux-source-X.Y/        the built tree: the module's KDIR, seen in the
-                           chroot as /usr/src/linux-headers-<release>
-  kernel/                  laid out like an unpacked Debian image package
-  build.log, .vfsfast-ready (a JSON stamp: recipe hash, release, timings,
-                           the modules built)
+Everything lives in <cache>/<name>, as legacy's does, laid out as
+kbuild.py describes (kbuild.Family does the work for both): the source
+package, the built tree (the module's KDIR, seen in the chroot as
+/usr/src/linux-headers-<release>), kernel/, build.log and the stamp (the
+recipe hash, release, timings and the modules built).
 The stamp holds a hash of the lists here, the recipe and the base config;
 when any changes, the tree is unpacked afresh and rebuilt.
 """
 
-import fcntl
 import glob
 import hashlib
 import json
 import os
-import resource
 import shutil
-import subprocess
 import time
 
-from . import debian, legacy, util
+from . import debian, kbuild, legacy, util
 
 # name -> the stock kernel it is, its source package and release suffix,
 # and what only that version has.
@@ -152,22 +147,13 @@ def disable_list(name):
     return CONFIG_DISABLE + _variant(name)["disable"]
 
 
-def debug_dir(name):
-    d = os.path.join(util.cache_dir(), name)
-    os.makedirs(d, exist_ok=True)
-    return d
+FAMILY = kbuild.Family(VARIANTS, "debug", BUILD_PACKAGES, lambda name: ensure(name),
+                       "120-150 MB")
 
-
-def src_dir(name):
-    return os.path.join(debug_dir(name), _variant(name)["source"])
-
-
-def kernel_dir(name):
-    return os.path.join(debug_dir(name), "kernel")
-
-
-def _stamp_path(name):
-    return os.path.join(debug_dir(name), ".vfsfast-ready")
+# What debian.py calls on the module of a lab-built kernel (its
+# _builder()); chroot_argv is debian.chroot_argv() for the debug kernels.
+src_dir, kernel_dir = FAMILY.src_dir, FAMILY.kernel_dir
+stamp, release, chroot_argv = FAMILY.stamp, FAMILY.release, FAMILY.chroot_argv
 
 
 def base_config(name):
@@ -192,127 +178,6 @@ def recipe_hash(name, config):
     return h.hexdigest()[:16]
 
 
-def stamp(name):
-    """The stamp of the last complete build (a dict), or None."""
-    try:
-        with open(_stamp_path(name)) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def release(name):
-    """uname -r of the kernel, building it first if need be."""
-    s = stamp(name)
-    if not s:
-        ensure(name)
-        s = stamp(name)
-    return s["release"]
-
-
-def chroot_argv(root, script, name=None, kver=None):
-    """argv that runs `sh -ec script` in the release's chroot with /proc,
-    /sys, /dev and (name given) the kernel's tree at
-    /usr/src/linux-headers-<release>, mounted in a private mount namespace
-    (as legacy.chroot_argv() does for legacy's tree)."""
-    bind = ""
-    if name:
-        kver = kver or release(name)
-        mp = f'"$r{legacy.headers_in_chroot(kver)}"'
-        bind = f'mkdir -p {mp}; mount --bind "{src_dir(name)}" {mp}; '
-    setup = ('r=$1; shift; '
-             'mount -t proc proc "$r/proc"; mount -t sysfs sysfs "$r/sys"; '
-             'mount --bind /dev "$r/dev"; mount --bind /dev/pts "$r/dev/pts"; '
-             f'{bind}'
-             'exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin '
-             'LC_ALL=C HOME=/root DEBIAN_FRONTEND=noninteractive /bin/sh -ec "$1"')
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-ec", setup, "sh",
-            root, script]
-
-
-def _chroot_run(root, script, name, kver, log):
-    """Run script in the chroot, output to the log; dies on failure with
-    the log's end."""
-    with open(log, "a") as f:
-        f.write(f"### {script.strip()}\n")
-        f.flush()
-        rc = subprocess.call(chroot_argv(root, script, name, kver), stdout=f,
-                             stderr=subprocess.STDOUT)
-    if rc:
-        with open(log, errors="replace") as f:
-            tail = f.read()[-6000:]
-        util.log(f"{name}: last lines of {log}:\n{tail}")
-        util.die(f"{name}: kernel build step failed ({rc}): {script.strip()[:200]}")
-
-
-def _ensure_build_packages(root, name):
-    stamp_file = os.path.join(root, ".vfsfast-debug-packages")
-    if os.path.exists(stamp_file) and \
-            set(open(stamp_file).read().split()) >= set(BUILD_PACKAGES):
-        return
-    util.log(f"{name}: installing kernel build packages in {root}: {' '.join(BUILD_PACKAGES)}")
-    util.run(chroot_argv(root, "apt-get -o DPkg::Lock::Timeout=600 update -q && "
-                         "apt-get -o DPkg::Lock::Timeout=600 install -y -q "
-                         + " ".join(BUILD_PACKAGES)), quiet=True)
-    with open(stamp_file, "w") as f:
-        f.write("\n".join(BUILD_PACKAGES) + "\n")
-
-
-def _source_deb(root, name):
-    """The cached source package; downloaded with apt in the chroot the
-    first time."""
-    pkg = _variant(name)["source"]
-    found = sorted(glob.glob(os.path.join(debug_dir(name), f"{pkg}_*_all.deb")))
-    if found:
-        return found[-1]
-    util.log(f"{name}: apt-get download {pkg} (120-150 MB)")
-    tmp = "/var/tmp/vfsfast-debug-dl"
-    util.run(chroot_argv(root, f"rm -rf {tmp} && mkdir -p {tmp} && cd {tmp} && "
-                         f"apt-get download -q {pkg}"), quiet=True)
-    debs = glob.glob(os.path.join(root, tmp.lstrip("/"), f"{pkg}_*_all.deb"))
-    if len(debs) != 1:
-        util.die(f"{name}: expected one {pkg} package, got {debs}")
-    dst = os.path.join(debug_dir(name), os.path.basename(debs[0]))
-    shutil.move(debs[0], dst)
-    shutil.rmtree(os.path.join(root, tmp.lstrip("/")))
-    return dst
-
-
-def _unpack(deb, name):
-    """A fresh tree from the package; returns the kernel release."""
-    pkg = _variant(name)["source"]
-    src = src_dir(name)
-    tmp = src + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    util.log(f"{name}: unpacking {os.path.basename(deb)}")
-    util.run(["sh", "-ec", f"dpkg-deb --fsys-tarfile '{deb}' | "
-              f"tar -xO ./usr/src/{pkg}.tar.xz | "
-              f"tar -xJ -C '{tmp}' --strip-components=1"])
-    shutil.rmtree(src, ignore_errors=True)
-    os.rename(tmp, src)
-    v = {}
-    with open(os.path.join(src, "Makefile")) as f:
-        for line in f:
-            k, sep, val = line.partition("=")
-            if sep and k.strip() in ("VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION"):
-                v[k.strip()] = val.strip()
-            if len(v) == 4:
-                break
-    return (f"{v['VERSION']}.{v['PATCHLEVEL']}.{v['SUBLEVEL']}{v['EXTRAVERSION']}"
-            f"{_variant(name)['localversion']}")
-
-
-def read_config(path):
-    conf = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("CONFIG_"):
-                k, _, val = line.strip().partition("=")
-                conf[k[len("CONFIG_"):]] = val
-    return conf
-
-
 def _modules_off(path):
     """Set every =m option but KEEP_MODULES to n; returns how many."""
     out, n = [], 0
@@ -330,7 +195,7 @@ def _modules_off(path):
 
 
 def _check_config(path, name):
-    conf = read_config(path)
+    conf = kbuild.read_config(path)
     missing = [o for o in enable_list(name) if conf.get(o) != "y"]
     stuck = [o for o in disable_list(name) if conf.get(o) in ("y", "m")]
     wrong = [f"{k}={conf.get(k)}" for k, v in _variant(name)["values"].items()
@@ -343,38 +208,13 @@ def _check_config(path, name):
     return sorted(k for k, v in conf.items() if v == "m")
 
 
-def _chroot_modules_dir(root, name, kver):
-    """/lib/modules/<release> in the chroot: build -> the tree, and the
-    module lists modules_install wrote, for depmod."""
-    d = os.path.join(root, "lib/modules", kver)
-    os.makedirs(d, exist_ok=True)
-    build = os.path.join(d, "build")
-    if os.path.lexists(build):
-        os.unlink(build)
-    os.symlink(legacy.headers_in_chroot(kver), build)
-    mods = os.path.join(kernel_dir(name), "lib/modules", kver)
-    for f in glob.glob(os.path.join(mods, "modules.*")):
-        shutil.copyfile(f, os.path.join(d, os.path.basename(f)))
-
-
 def ensure(name):
     """Make sure the kernel is built for the current recipe; returns
     kernel_dir(name).  Idempotent: a matching stamp means nothing to do."""
     root = debian.ensure_chroot(name)
     config = base_config(name)
     want = recipe_hash(name, config)
-    s = stamp(name)
-    if s and s.get("hash") == want and os.path.exists(
-            os.path.join(kernel_dir(name), "boot", f"vmlinuz-{s['release']}")):
-        if not os.path.islink(os.path.join(root, "lib/modules", s["release"], "build")):
-            _chroot_modules_dir(root, name, s["release"])
-        return kernel_dir(name)
-    with open(os.path.join(debug_dir(name), ".build.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        s = stamp(name)
-        if s and s.get("hash") == want:
-            return kernel_dir(name)
-        return _build(root, name, config, want)
+    return FAMILY.ensure(name, root, want, lambda: _build(root, name, config, want))
 
 
 def _configure(root, name, config, kver, log):
@@ -388,8 +228,8 @@ def _configure(root, name, config, kver, log):
                     [f"-d {o}" for o in disable_list(name)] +
                     [f"--set-val {k} {val}" for k, val in v["values"].items()] +
                     [f'--set-str {k} "{val}"' for k, val in CONFIG_STRINGS.items()])
-    tree = legacy.headers_in_chroot(kver)
-    _chroot_run(root, f"""
+    tree = kbuild.headers_in_chroot(kver)
+    FAMILY.chroot_run(root, f"""
         cd {tree}
         scripts/config {args} --set-str LOCALVERSION {v['localversion']}
         make -s olddefconfig
@@ -398,61 +238,22 @@ def _configure(root, name, config, kver, log):
     for _ in range(3):
         if not _modules_off(dot):
             break
-        _chroot_run(root, f"cd {tree} && make -s olddefconfig", name, kver, log)
+        FAMILY.chroot_run(root, f"cd {tree} && make -s olddefconfig", name, kver, log)
     return _check_config(dot, name)
 
 
 def _build(root, name, config, want):
-    if os.path.exists(_stamp_path(name)):
-        os.unlink(_stamp_path(name))
-    _ensure_build_packages(root, name)
-    deb = _source_deb(root, name)
+    deb = FAMILY.start(root, name)
     t_prep = time.monotonic()
-    kver = _unpack(deb, name)
-    log = os.path.join(debug_dir(name), "build.log")
-    open(log, "w").close()
-    tree = legacy.headers_in_chroot(kver)
+    kver = FAMILY.unpack(deb, name)
+    log = FAMILY.new_log(name)
     modules = _configure(root, name, config, kver, log)
     prep = time.monotonic() - t_prep
     util.log(f"{name}: configured from {os.path.basename(config)}; modules left: "
              f"{' '.join(modules) or 'none'}")
-    jobs = os.cpu_count() or 1
-    util.log(f"{name}: building {kver} with {jobs} jobs at nice 19 (log: {log}); "
-             "20 CPU-minutes for 5.10, 39 for 6.12: 15 minutes of wall time on 2 idle "
-             "CPUs, an hour on busy ones")
-    t0 = time.monotonic()
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    _chroot_run(root, f"cd {tree} && nice -n 19 make -j{jobs} bzImage modules && "
-                f'test "$(cat include/config/kernel.release)" = {kver}', name, kver, log)
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.monotonic() - t0
-    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-    util.log(f"{name}: built in {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU")
-    _chroot_run(root, f"cd {tree} && rm -rf .lab-install && "
-                "make -s modules_install INSTALL_MOD_PATH=.lab-install", name, kver, log)
-    kdir = kernel_dir(name)
-    shutil.rmtree(kdir, ignore_errors=True)
-    os.makedirs(os.path.join(kdir, "boot"))
-    src = src_dir(name)
-    shutil.copyfile(os.path.join(src, "arch/x86/boot/bzImage"),
-                    os.path.join(kdir, "boot", f"vmlinuz-{kver}"))
-    shutil.copyfile(os.path.join(src, "System.map"),
-                    os.path.join(kdir, "boot", f"System.map-{kver}"))
-    shutil.copyfile(os.path.join(src, ".config"), os.path.join(kdir, "boot", f"config-{kver}"))
-    os.makedirs(os.path.join(kdir, "lib/modules"))
-    os.rename(os.path.join(src, ".lab-install/lib/modules", kver),
-              os.path.join(kdir, "lib/modules", kver))
-    shutil.rmtree(os.path.join(src, ".lab-install"))
-    for link in ("build", "source"):
-        p = os.path.join(kdir, "lib/modules", kver, link)
-        if os.path.lexists(p):
-            os.unlink(p)
-    _chroot_modules_dir(root, name, kver)
-    with open(_stamp_path(name), "w") as f:
-        json.dump({"hash": want, "release": kver, "source": os.path.basename(deb),
-                   "base_config": os.path.basename(config), "modules": modules,
-                   "prepare_wall_s": round(prep), "build_wall_s": round(wall),
-                   "build_cpu_s": round(cpu), "jobs": jobs,
-                   "date": time.strftime("%Y-%m-%d %H:%M:%S")}, f)
-        f.write("\n")
-    return kdir
+    return FAMILY.compile(root, name, kver, log,
+                          "20 CPU-minutes for 5.10, 39 for 6.12: 15 minutes of wall time "
+                          "on 2 idle CPUs, an hour on busy ones",
+                          {"hash": want, "release": kver, "source": os.path.basename(deb),
+                           "base_config": os.path.basename(config), "modules": modules,
+                           "prepare_wall_s": round(prep)})
