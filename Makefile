@@ -14,6 +14,8 @@
 # make install-dkms-src only the DKMS source tree, $(DESTDIR)/usr/src/vfsfast-<version>
 # make dkms-install    copy the sources to /usr/src/vfsfast-<version>, then
 #                      dkms add, build and install for KERNELRELEASE
+# make deb             the Debian packages vfsfast-dkms and vfsfast-tools,
+#                      built in the lab's bookworm chroot, into deb-out/
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2",
 #                      PROFILE=ci for CI's shorter stress loops)
 # make check-legacy    the test suite on the lab-built legacy kernel (6.1 with
@@ -120,5 +122,8 @@ demo:
 style:
 	$(LAB) style
 
+deb:
+	$(LAB) deb
+
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
-	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb

@@ -51,13 +51,21 @@ def copy_sources(dst):
             shutil.copy2(src, os.path.join(dst, name))
 
 
+@contextlib.contextmanager
+def chroot_lock(kernel):
+    """Hold the kernel's chroot for one user at a time: two lab runs with
+    different caches may share chroots (symlinked), and their /tmp trees
+    and DKMS state inside them; kernels of one release share a chroot."""
+    with open(os.path.join(debian.chroot_dir(kernel), ".vfsfast-build.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def _exclusive(fn):
-    """One build at a time per chroot: two lab runs with different caches
-    may share chroots (symlinked), and their /tmp trees inside them."""
+    """One build at a time per chroot (chroot_lock)."""
     @functools.wraps(fn)
     def locked(kernel, *args, **kwargs):
-        with open(os.path.join(debian.chroot_dir(kernel), ".vfsfast-build.lock"), "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+        with chroot_lock(kernel):
             return fn(kernel, *args, **kwargs)
     return locked
 
@@ -121,14 +129,18 @@ def dkms_install(kernel):
     if len(found) != 1:
         return None, log + f"\ninstalled module not found: {found}"
     out = os.path.join(build_dir(kernel), "vfsfast.ko")
-    src = found[0]
+    uncompressed_copy(found[0], out)
+    return out, log
+
+
+def uncompressed_copy(src, out):
+    """Copy an installed module (.ko, .ko.xz or .ko.zst) to out, as .ko."""
     if src.endswith(".xz"):
         util.run(["sh", "-c", f"xz -dc '{src}' > '{out}'"])
     elif src.endswith(".zst"):
         util.run(["sh", "-c", f"zstd -qdc '{src}' > '{out}'"])
     else:
         shutil.copyfile(src, out)
-    return out, log
 
 
 @_exclusive

@@ -1,0 +1,594 @@
+"""Debian packages of vfsfast, built and tested in the lab's chroots.
+
+`vfsfast-lab deb` (make deb) builds vfsfast-dkms (the module's source for
+DKMS, Architecture: all) and vfsfast-tools (the commands and vfsfast-ab's
+workloads, amd64) from debian/ with debhelper, in the bookworm chroot, from
+a clean copy of the sources; the build dependencies are installed there
+with apt, lintian checks the result.
+
+package_tests() installs them as a fleet would, in each release's chroot:
+apt-get install of both .debs with DKMS building the module, a second
+kernel's headers installed through apt (DKMS's kernel hooks build it), a
+kernel whose module build fails, remove, purge and a reinstall, and the
+DKMS signature.  That happens in an overlay of the release's chroot
+(overlayfs; its upper layer is thrown away afterwards), with the chroot's
+lock held: the lab's own builds in the chroot (build.py) never see the
+packages, the second kernel or the broken one, and an interrupted test
+leaves nothing behind.
+"""
+
+import contextlib
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+
+from . import build, debian, util
+
+BUILD_RELEASE = "bookworm"
+PACKAGES = ["vfsfast-dkms", "vfsfast-tools"]
+# A kernel release no Debian kernel has: the headers whose build fails.
+BROKEN_KVER = "99.0.0-vfsfast-broken"
+# Releases that cannot install bookworm's packages get a build of their
+# own, with these build profiles: bullseye's dkms (2.8) predates
+# BUILD_EXCLUSIVE_CONFIG, for which bookworm's dh_dkms requires dkms >=
+# 3.0.3, and its glibc (2.31) is older than bookworm's binaries need.  Its
+# build leaves out the BPF latency helper (no clang nor libbpf-dev).
+OWN_BUILD = {"bullseye": ["pkg.vfsfast.nolatency"]}
+
+_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C",
+        "DEBIAN_FRONTEND": "noninteractive", "HOME": "/root"}
+
+
+def changelog_version():
+    """The Debian version at the top of debian/changelog ("" if none)."""
+    with open(os.path.join(util.repo_dir(), "debian/changelog")) as f:
+        m = re.match(r"\S+ \(([^)\s]+)\)", f.readline())
+    return m.group(1) if m else ""
+
+
+def upstream_version(debian_version):
+    """0.1.0 of 0.1.0-1 (or of 1:0.1.0-1)."""
+    v = re.sub(r"^\d+:", "", debian_version)
+    return v.rsplit("-", 1)[0] if "-" in v else v
+
+
+def stock_kernel(release):
+    """The lab's stock Debian kernel of a release, whose chroot it is."""
+    for k in debian.DEFAULT_KERNELS:
+        if debian.KERNELS[k]["release"] == release:
+            return k
+    util.die(f"no stock lab kernel for {release}")
+
+
+def _sh(root, script):
+    """`sh -ec script` in the chroot at root (mounted): (rc, output)."""
+    p = subprocess.run(["chroot", root, "/bin/sh", "-ec", script], env=_ENV,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, errors="replace")
+    return p.returncode, p.stdout
+
+
+def _copy_tree(root, path):
+    """A clean copy of the sources and debian/ at path inside root."""
+    dst = os.path.join(root, path.lstrip("/"))
+    build.copy_sources(dst)
+    shutil.copytree(os.path.join(util.repo_dir(), "debian"), os.path.join(dst, "debian"))
+
+
+def _buildpackage(root, src, arch_only=False, profiles=()):
+    """apt-get build-dep and dpkg-buildpackage of src inside root (mounted):
+    (rc, log).  The .debs land in src's parent directory."""
+    prof = ",".join(profiles)
+    dep = (f"apt-get build-dep -y -q {'--arch-only' if arch_only else ''} "
+           f"{f'-P {prof}' if prof else ''} ./")
+    # The chroot's package lists may be older than the mirror: update and
+    # try again when the first attempt fails.
+    script = (f"cd {src}\n"
+              f"{dep} || {{ apt-get update -q && {dep}; }}\n"
+              f"DEB_BUILD_OPTIONS=noautodbgsym dpkg-buildpackage {'-B' if arch_only else '-b'} "
+              f"-us -uc {f'--build-profiles={prof}' if prof else ''}\n")
+    return _sh(root, script)
+
+
+LINTIAN_TAG = re.compile(r"^([EWIPX]): (\S+)")
+
+
+def _lintian(root, changes):
+    """lintian (errors, warnings and info; overrides applied) on a .changes
+    file inside root, run as nobody: (ok, report).  ok: no tag at all."""
+    rc, out = _sh(root, "command -v lintian >/dev/null || "
+                  "{ apt-get install -y -q lintian || "
+                  "{ apt-get update -q && apt-get install -y -q lintian; }; } >/dev/null 2>&1\n"
+                  f"chmod -R a+rX {os.path.dirname(changes)}\n"
+                  f"su nobody -s /bin/sh -c 'lintian -I --fail-on error,warning {changes}'")
+    tags = [l for l in out.splitlines() if LINTIAN_TAG.match(l)]
+    return rc == 0 and not tags, out.strip()
+
+
+def build_debs(release=BUILD_RELEASE, out=None, lintian=True):
+    """Build both packages in the release's chroot; copy the .debs to out
+    (default: the lab cache).  Returns (debs, log, lintian_ok, lintian_report):
+    debs is {package: path}, empty if the build failed."""
+    kernel = stock_kernel(release)
+    root = debian.ensure_chroot(kernel)
+    out = out or os.path.join(util.cache_dir(), "deb", release)
+    ver = build.version()
+    work = "/tmp/vfsfast-deb"
+    src = f"{work}/vfsfast-{ver}"
+    lint_ok, report = None, None
+    with build.chroot_lock(kernel), debian.mounted(root):
+        shutil.rmtree(os.path.join(root, work.lstrip("/")), ignore_errors=True)
+        _copy_tree(root, src)
+        util.log(f"deb: dpkg-buildpackage in the {release} chroot")
+        rc, log = _buildpackage(root, src, profiles=OWN_BUILD.get(release, ()))
+        found = {p: glob.glob(os.path.join(root, work.lstrip("/"), f"{p}_*.deb"))
+                 for p in PACKAGES}
+        if rc != 0 or any(len(f) != 1 for f in found.values()):
+            return {}, log + f"\nrc={rc}, packages found: {found}", None, None
+        if lintian:
+            changes = glob.glob(os.path.join(root, work.lstrip("/"), "*.changes"))
+            lint_ok, report = _lintian(root, "/" + os.path.relpath(changes[0], root))
+    os.makedirs(out, exist_ok=True)
+    for old in glob.glob(os.path.join(out, "vfsfast-*.deb")):
+        os.unlink(old)
+    debs = {}
+    for p, (f,) in found.items():
+        debs[p] = os.path.join(out, os.path.basename(f))
+        shutil.copyfile(f, debs[p])
+    return debs, log, lint_ok, report
+
+
+def main(out=None, release=BUILD_RELEASE):
+    """`vfsfast-lab deb`: build, show lintian's report, print the paths.
+    Exit 1 when the build fails or lintian reports errors or warnings."""
+    out = out or os.path.join(util.repo_dir(), "deb-out",
+                              "" if release == BUILD_RELEASE else release)
+    # The overrides are written for bookworm's lintian: older ones know
+    # neither their syntax nor every tag.
+    debs, log, lint_ok, report = build_debs(release, out, lintian=release == BUILD_RELEASE)
+    if not debs:
+        print(log[-6000:])
+        print("deb: the build failed")
+        return 1
+    if report is None:
+        print(f"lintian: not run ({BUILD_RELEASE}'s build is the one checked)")
+    else:
+        print(f"lintian: {'clean' if lint_ok else 'tags:'}")
+        if not lint_ok:
+            print(report)
+    for p in PACKAGES:
+        print(debs[p])
+    errors = [l for l in (report or "").splitlines() if re.match(r"[EW]: ", l)]
+    return 1 if errors else 0
+
+
+# The packages the suite tests, built once per lab process.
+_suite_debs = {}
+_suite_lock = threading.Lock()
+
+
+def suite_debs(tally=None):
+    """Build the packages for the suite's tests (once per process) and, the
+    first time, record the build and lintian's verdict in tally."""
+    with _suite_lock:
+        if "debs" not in _suite_debs:
+            debs, log, lint_ok, report = build_debs(BUILD_RELEASE)
+            _suite_debs.update(debs=debs, log=log)
+            if tally is not None:
+                tally.record(bool(debs), f"deb: vfsfast-dkms and vfsfast-tools build in the "
+                             f"{BUILD_RELEASE} chroot (debhelper, dh_dkms)",
+                             "" if debs else log[-400:].replace("\n", " | "))
+                if debs:
+                    tags = [l for l in report.splitlines() if LINTIAN_TAG.match(l)]
+                    tally.record(lint_ok, "deb: lintian -I reports no tag (each remaining one "
+                                 "overridden with its reason in debian/*.lintian-overrides)",
+                                 "; ".join(tags[:6]) or report[-300:])
+        return _suite_debs["debs"]
+
+
+def _mounts_under(path):
+    with open("/proc/self/mounts") as f:
+        points = [line.split()[1].encode().decode("unicode_escape") for line in f]
+    return [p for p in points if p == path or p.startswith(path + "/")]
+
+
+def _unmount_all(path):
+    for p in sorted(set(_mounts_under(path)), key=len, reverse=True):
+        subprocess.call(["umount", "-l", p], stderr=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def _overlay(kernel):
+    """The kernel's release chroot with a throw-away overlay on top, its
+    /proc, /sys and /dev mounted, and apt's downloads kept across runs
+    (the second kernel's packages): yields the overlay's root."""
+    release = debian.KERNELS[kernel]["release"]
+    base = os.path.join(util.cache_dir(), "deb-test", release)
+    upper, work, root = (os.path.join(base, d) for d in ("upper", "work", "root"))
+    archives = os.path.join(util.cache_dir(), "deb-test", f"apt-archives-{release}")
+    _unmount_all(root)  # an interrupted run
+    for d in (upper, work):
+        shutil.rmtree(d, ignore_errors=True)
+    for d in (upper, work, root, os.path.join(archives, "partial")):
+        os.makedirs(d, exist_ok=True)
+    try:
+        util.run(["mount", "-t", "overlay", "overlay", "-o",
+                  f"lowerdir={debian.chroot_dir(kernel)},upperdir={upper},workdir={work}",
+                  root])
+        util.run(["mount", "--bind", archives, os.path.join(root, "var/cache/apt/archives")])
+        with debian.mounted(root):
+            yield root
+    finally:
+        _unmount_all(root)
+        for d in (upper, work):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _dkms_state(status, kver):
+    """installed, built, ... of vfsfast for kver in `dkms status` output
+    (2.8: "vfsfast, 0.1.0, KVER, x86_64: installed"; 3.x: "vfsfast/0.1.0,
+    KVER, x86_64: installed"), or None."""
+    for line in status.splitlines():
+        if line.startswith("vfsfast") and f", {kver}," in line + ",":
+            return line.rsplit(": ", 1)[-1].strip()
+    return None
+
+
+def _modules(root, kver=None):
+    """Host paths of vfsfast modules in the root's /lib/modules (one
+    kernel's, or every kernel's)."""
+    pat = os.path.join(root, "lib/modules", kver or "*", "**", "vfsfast.ko*")
+    return sorted(glob.glob(pat, recursive=True))
+
+
+def _digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _status(root, pkg):
+    rc, out = _sh(root, f"dpkg-query -W -f='${{Status}}' {pkg} 2>&1 || true")
+    return out.strip()
+
+
+def _second_headers(root, kver):
+    """A second kernel's headers package for the release: another ABI of
+    the same flavour where the archive has one (the usual kernel update),
+    else the cloud flavour of the same kernel."""
+    rc, out = _sh(root, "apt-cache search --names-only '^linux-headers-[0-9].*-amd64$'")
+    names = [l.split()[0] for l in out.splitlines() if l.strip()]
+    same = [n for n in names if re.match(r"linux-headers-.*[0-9]-amd64$", n)
+            and n != f"linux-headers-{kver}"]
+
+    def key(n):
+        return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", n)]
+    if same:
+        return sorted(same, key=key)[-1]
+    return f"linux-headers-{kver[:-len('-amd64')]}-cloud-amd64"
+
+
+BROKEN_MAKEFILE = "all modules:\n\t@echo 'error: this kernel breaks every module build'; false\n"
+
+
+def _broken_headers_deb(root, kver):
+    """A headers package for BROKEN_KVER, made in root: a copy of kver's
+    headers (its .config passes BUILD_EXCLUSIVE_CONFIG) whose Makefile
+    fails, and a postinst that runs the header_postinst.d hooks as
+    Debian's headers packages do.  Returns its path inside root."""
+    pkg = f"linux-headers-{BROKEN_KVER}"
+    tree = f"/tmp/vfsfast-broken/{pkg}"
+    script = f"""
+        rm -rf /tmp/vfsfast-broken
+        mkdir -p {tree}/DEBIAN {tree}/usr/src {tree}/lib/modules/{BROKEN_KVER}
+        cp -a /usr/src/linux-headers-{kver} {tree}/usr/src/{pkg}
+        ln -s /usr/src/{pkg} {tree}/lib/modules/{BROKEN_KVER}/build
+        cat > {tree}/DEBIAN/control <<'EOF'
+Package: {pkg}
+Version: 99.0.0-1
+Architecture: amd64
+Maintainer: vfsfast lab <lab@invalid>
+Description: headers of a kernel that breaks every module build (vfsfast test)
+EOF
+        cat > {tree}/DEBIAN/postinst <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && [ -d /etc/kernel/header_postinst.d ]; then
+	run-parts --report --exit-on-error --arg={BROKEN_KVER} /etc/kernel/header_postinst.d
+fi
+EOF
+        chmod 0755 {tree}/DEBIAN/postinst
+    """
+    with open(os.path.join(root, "tmp", "vfsfast-broken.Makefile"), "w") as f:
+        f.write(BROKEN_MAKEFILE)
+    rc, out = _sh(root, script + f"cp /tmp/vfsfast-broken.Makefile {tree}/usr/src/{pkg}/Makefile\n"
+                  f"dpkg-deb --root-owner-group -b {tree} /tmp/vfsfast-broken/{pkg}.deb >/dev/null")
+    return (f"/tmp/vfsfast-broken/{pkg}.deb" if rc == 0 else None), out
+
+
+def _fresh_machine(root):
+    """Forget what the lab's own builds left in the chroot (the overlay's
+    copy): DKMS state, sources, modules and /usr/local commands, and the
+    /lib/modules trees no package installed (the lab-built kernels')."""
+    return _sh(root, """
+        rm -rf /var/lib/dkms/vfsfast /usr/src/vfsfast-* /usr/local/sbin/vfsfast \
+            /usr/local/sbin/vfsfast-ab /usr/local/share/vfsfast /usr/local/libexec/vfsfast
+        find /lib/modules -name 'vfsfast*.ko*' -delete
+        for d in /lib/modules/*; do
+            # merged /usr: dpkg may know it as /usr/lib/modules/...
+            dpkg -S "$d" >/dev/null 2>&1 || dpkg -S "/usr$d" >/dev/null 2>&1 || rm -rf "$d"
+        done
+    """)
+
+
+def package_tests(tally, kernel, lab_srcversion=None):
+    """The packages on the kernel's release, as a fleet installs them.
+
+    Records "[kernel] deb: ..." results; returns the host path of the
+    module DKMS built from the package for the kernel (uncompressed), for
+    a guest to boot, or None.  lab_srcversion: that of `make dkms-install`'s
+    module for the same kernel, which the package's must equal.
+    """
+    if debian.is_built(kernel):
+        release = debian.KERNELS[kernel]["release"]
+        tally.note(f"[{kernel}] deb: the package tests run on {release}'s stock kernel, "
+                   "not on a lab-built one")
+        return None
+    debs = suite_debs()
+    name = f"[{kernel}] deb:"
+    if not debs:
+        tally.record(False, f"{name} apt-get install of both packages: DKMS builds and installs "
+                     "the module", "the packages did not build")
+        return None
+    release = debian.KERNELS[kernel]["release"]
+    kver = debian.headers_release(kernel)
+    util.log(f"{kernel}: package tests in an overlay of the {release} chroot")
+    with build.chroot_lock(kernel), _overlay(kernel) as root:
+        return _tests(tally, kernel, root, release, kver, debs, lab_srcversion)
+
+
+def _tests(tally, kernel, root, release, kver, debs, lab_srcversion):
+    name = f"[{kernel}] deb:"
+    _fresh_machine(root)
+    # openssl, as on a standard system (ca-certificates depends on it):
+    # dkms 3 needs it to make its signing key.
+    rc, prep = _sh(root, "apt-get update -q && apt-get install -y -q openssl")
+    os.makedirs(os.path.join(root, "tmp/vfsfast-debs"), exist_ok=True)
+    for p, path in debs.items():
+        shutil.copyfile(path, os.path.join(root, "tmp/vfsfast-debs", os.path.basename(path)))
+    native = ""
+    if release in OWN_BUILD:
+        # Built in the overlay: its build dependencies go with it.
+        ver = build.version()
+        _copy_tree(root, f"/tmp/vfsfast-native/vfsfast-{ver}")
+        brc, blog = _buildpackage(root, f"/tmp/vfsfast-native/vfsfast-{ver}",
+                                  profiles=OWN_BUILD[release])
+        for old in glob.glob(os.path.join(root, "tmp/vfsfast-debs/*.deb")):
+            os.unlink(old)
+        own = glob.glob(os.path.join(root, "tmp/vfsfast-native/vfsfast-*.deb"))
+        for d in own:
+            shutil.copy(d, os.path.join(root, "tmp/vfsfast-debs"))
+        native = (f"both built in {release} ({' '.join(OWN_BUILD[release])}): rc={brc}; ")
+        if brc != 0 or len(own) != 2:
+            prep += blog[-2000:]
+    install = ("cd /tmp/vfsfast-debs && apt-get install -y -q ./vfsfast-dkms_*.deb "
+               "./vfsfast-tools_*.deb")
+
+    # 1. apt-get install: DKMS builds and installs the module for kver.
+    rc, out = _sh(root, install)
+    _, dkms_status = _sh(root, "dkms status 2>&1")
+    state = _dkms_state(dkms_status, kver)
+    mods = _modules(root, kver)
+    statuses = {p: _status(root, p) for p in PACKAGES}
+    ko = None
+    srcversion = ""
+    if len(mods) == 1:
+        ko = os.path.join(build.build_dir(kernel), "vfsfast-deb.ko")
+        build.uncompressed_copy(mods[0], ko)
+        srcversion = build.modinfo(ko, "srcversion")
+    conf = os.path.join(root, f"usr/src/vfsfast-{build.version()}/dkms.conf")
+    autoinstall = open(conf).read() if os.path.exists(conf) else ""
+    ok = (rc == 0 and state == "installed" and ko is not None and bool(srcversion) and
+          all(s == "install ok installed" for s in statuses.values()) and
+          'AUTOINSTALL="yes"' in autoinstall)
+    tally.record(ok, f"{name} apt-get install ./vfsfast-dkms_*.deb ./vfsfast-tools_*.deb: both "
+                 "installed, DKMS builds and installs the module for the chroot's kernel "
+                 "(dkms status: installed)",
+                 f"{native}{kver}: dkms {state}, srcversion {srcversion or '?'}, {mods}"
+                 if ok else f"{native}rc={rc}; dkms {state!r}; {statuses}; modules {mods}; "
+                 + (prep + out)[-600:].replace("\n", " | "))
+    if not ok:
+        return None
+    if lab_srcversion is not None:
+        tally.record(srcversion == lab_srcversion,
+                     f"{name} the package's module has the srcversion of make dkms-install's "
+                     "(the package ships the checkout's sources)",
+                     f"package {srcversion}, make dkms-install {lab_srcversion}")
+
+    # 2. The commands find what the package installed.
+    _tools_test(tally, name, root, kver)
+
+    # 3. Signed where DKMS signs.
+    _signature_test(tally, name, root, ko)
+
+    # 4. A second kernel's headers, through apt only: DKMS's hooks build it.
+    pkg2 = _second_headers(root, kver)
+    kver2 = pkg2[len("linux-headers-"):]
+    before = {m: _digest(m) for m in _modules(root, kver)}
+    rc, out = _sh(root, f"apt-get install -y -q {pkg2}")
+    _, dkms_status = _sh(root, "dkms status 2>&1")
+    state2 = _dkms_state(dkms_status, kver2)
+    mods2 = _modules(root, kver2)
+    tally.record(rc == 0 and state2 == "installed" and len(mods2) == 1,
+                 f"{name} headers of a second kernel installed with apt-get: DKMS's kernel hook "
+                 "builds and installs the module for it, no vfsfast command run",
+                 f"{pkg2}: rc={rc}, dkms {state2!r}, {mods2}"
+                 + ("" if rc == 0 and mods2 else "; " + out[-500:].replace("\n", " | ")))
+
+    # 5. A kernel whose module build fails.
+    _broken_kernel_test(tally, name, root, kver, kver2, before)
+
+    # 6. Remove, purge, reinstall.
+    _remove_purge_test(tally, name, root, install, [kver, kver2], srcversion)
+    return ko
+
+
+def _tools_test(tally, name, root, kver):
+    """vfsfast-tools' files in /usr, runnable; `vfsfast check` finds the
+    sources vfsfast-dkms put in /usr/src (a headers tree whose build fails
+    stops it after the lookup: exit 1, cheap)."""
+    _, listing = _sh(root, "dpkg -L vfsfast-tools")
+    files = set(listing.split())
+    want = ["/usr/sbin/vfsfast", "/usr/sbin/vfsfast-ab", "/usr/share/vfsfast/vfsfast-ab-stats.awk",
+            "/usr/libexec/vfsfast/abloop", "/usr/libexec/vfsfast/rlbench"]
+    latency = "/usr/libexec/vfsfast/ablat" in files
+    if latency:
+        want.append("/usr/libexec/vfsfast/ablat.bpf.o")
+    missing = [f for f in want if f not in files or not os.path.exists(os.path.join(root, f[1:]))]
+    notexec = [f for f in want if not f.endswith((".awk", ".o")) and
+               not os.access(os.path.join(root, f[1:]), os.X_OK)]
+    _, ldd = _sh(root, "for f in /usr/libexec/vfsfast/*; do case $f in *.o) ;; *) "
+                 "ldd $f | sed \"s|^|$f: |\";; esac; done 2>&1")
+    unresolved = [l.strip() for l in ldd.splitlines() if "not found" in l]
+    os.makedirs(os.path.join(root, "tmp/vfsfast-broken-kdir"), exist_ok=True)
+    with open(os.path.join(root, "tmp/vfsfast-broken-kdir/Makefile"), "w") as f:
+        f.write(BROKEN_MAKEFILE)
+    rc, out = _sh(root, f"rc=0; /usr/sbin/vfsfast check --kernel {kver} "
+                  "--kdir /tmp/vfsfast-broken-kdir || rc=$?; echo rc=$rc")
+    check_ok = out.rstrip().endswith("rc=1") and "does NOT build" in out
+    _, help_out = _sh(root, "/usr/sbin/vfsfast-ab --help 2>&1 | head -n 3; echo")
+    tally.record(not missing and not notexec and not unresolved and check_ok and
+                 "usage" in help_out.lower(),
+                 f"{name} vfsfast-tools: vfsfast and vfsfast-ab in /usr/sbin, the statistics in "
+                 "/usr/share/vfsfast, the workloads in /usr/libexec/vfsfast (libraries resolved); "
+                 "vfsfast check finds the sources in /usr/src",
+                 f"latency helper {'included' if latency else 'not built'}; missing {missing}; "
+                 f"not executable {notexec}; unresolved {unresolved}; "
+                 f"check: {out[-200:].strip()}; vfsfast-ab --help: {help_out[:80].strip()}"
+                 .replace("\n", " | "))
+
+
+def _signature_test(tally, name, root, ko):
+    """Where DKMS has its MOK key (dkms 3, bookworm on), the module must be
+    signed with it; dkms 2.8 (bullseye) signs only when configured to."""
+    _, dkms_ver = _sh(root, "dpkg-query -W -f='${Version}' dkms")
+    key = os.path.exists(os.path.join(root, "var/lib/dkms/mok.key"))
+    with open(ko, "rb") as f:
+        marker = f.read().endswith(b"~Module signature appended~\n")
+    signer = build.modinfo(ko, "signer")
+    if not key and dkms_ver.startswith("2."):
+        tally.note(f"{name} dkms {dkms_ver} has no MOK key of its own: the module is "
+                   f"{'signed' if marker else 'unsigned'} (see debian/vfsfast-dkms.README.Debian "
+                   "for sign_tool)")
+        return
+    tally.record(key and marker and bool(signer),
+                 f"{name} DKMS signs the module with its MOK key (/var/lib/dkms/mok.key, "
+                 "mok.pub to enroll)",
+                 f"dkms {dkms_ver}; key {'present' if key else 'absent'}; signature "
+                 f"{'appended' if marker else 'absent'}; signer {signer!r}")
+
+
+def _broken_kernel_test(tally, name, root, kver, kver2, before):
+    """Headers of a kernel whose module build fails, installed with apt:
+    the failure is reported (DKMS names its make.log), vfsfast's packages
+    stay installed, the other kernels' modules stay as they were, and the
+    package system is consistent again once that kernel's headers are
+    purged."""
+    deb, log = _broken_headers_deb(root, kver)
+    if not deb:
+        tally.record(False, f"{name} a kernel whose module build fails: reported, vfsfast-dkms "
+                     "stays installed, the other kernels keep their module, dpkg --audit clean "
+                     "once it is purged", "could not make its headers package: "
+                     + log[-300:].replace("\n", " | "))
+        return
+    rc, out = _sh(root, f"apt-get install -y -q {deb}")
+    statuses = {p: _status(root, p) for p in PACKAGES}
+    _, audit = _sh(root, "dpkg --audit 2>&1 || true")
+    ours = [l for l in audit.splitlines() if "vfsfast-dkms" in l or "vfsfast-tools" in l]
+    kept = {m: _digest(m) for m in _modules(root, kver)}
+    broken_mods = _modules(root, BROKEN_KVER)
+    others = bool(_modules(root, kver2))
+    prc, pout = _sh(root, f"apt-get purge -y -q linux-headers-{BROKEN_KVER}")
+    _, audit2 = _sh(root, "dpkg --audit 2>&1; "
+                    "apt-get check -q 2>&1 | grep -v '^Reading\\|^Building'")
+    ok = ("make.log" in out and all(s == "install ok installed" for s in statuses.values())
+          and not ours and kept == before and others and not broken_mods and prc == 0
+          and not audit2.strip())
+    pending = [l for l in audit.splitlines() if l.startswith(" ")]
+    tally.record(ok, f"{name} a kernel whose module build fails: reported, vfsfast-dkms stays "
+                 "installed, the other kernels keep their module, dpkg --audit clean once it "
+                 "is purged",
+                 f"apt-get rc={rc}; dpkg --audit before the purge: "
+                 f"{' '.join(p.strip() for p in pending)[:120] or 'nothing'}; "
+                 f"reported: {'make.log' in out}; {statuses}; our packages in --audit: {ours}; "
+                 f"{kver} module unchanged: {kept == before}; {kver2} module: {others}; "
+                 f"broken kernel modules: {broken_mods}; purge rc={prc}; audit after: "
+                 f"{audit2.strip()[:200]!r}"
+                 + ("" if ok else " | " + out[-400:].replace("\n", " | ")))
+
+
+def _remove_purge_test(tally, name, root, install, kvers, srcversion):
+    """apt-get remove, then purge: nothing of either package left, nor
+    DKMS's modules and state; then a reinstall builds for every kernel
+    again, and a last purge leaves the overlay as clean."""
+    _, listing = _sh(root, "dpkg -L " + " ".join(PACKAGES))
+    owned = [l.strip() for l in listing.splitlines() if l.startswith("/")]
+    ver = build.version()
+
+    def leftovers():
+        left = _modules(root)
+        for pat in (f"usr/src/vfsfast-*", "var/lib/dkms/vfsfast", "usr/sbin/vfsfast*",
+                    "usr/share/vfsfast", "usr/libexec/vfsfast", "usr/share/doc/vfsfast-*"):
+            left += glob.glob(os.path.join(root, pat))
+        left += [os.path.join(root, f[1:]) for f in owned
+                 if os.path.lexists(os.path.join(root, f[1:]))
+                 and not os.path.isdir(os.path.join(root, f[1:]))]
+        _, st = _sh(root, "dkms status 2>&1")
+        left += [l for l in st.splitlines() if l.startswith("vfsfast")]
+        return sorted(set(os.path.relpath(p, root) if p.startswith(root) else p for p in left))
+
+    rc, out = _sh(root, "apt-get remove -y -q " + " ".join(PACKAGES))
+    left = leftovers()
+    # Files only: the doc directory may stay until purge.
+    left_files = [p for p in left if not p.startswith("usr/share/doc/")]
+    tally.record(rc == 0 and not left_files,
+                 f"{name} apt-get remove takes the module out of every kernel's /lib/modules and "
+                 f"removes /usr/src/vfsfast-{ver}, /var/lib/dkms/vfsfast and the commands",
+                 f"rc={rc}; left: {left_files[:8]}" + ("" if rc == 0 else " | " + out[-300:]))
+    def forgotten(p):
+        s = _status(root, p)
+        return "not-installed" in s or "no packages found" in s
+
+    # Without conffiles nor postrm dpkg may forget a package at remove:
+    # apt-get then has nothing of it to purge (and does not know it).
+    known = [p for p in PACKAGES if not forgotten(p)]
+    rc, out = _sh(root, "apt-get purge -y -q " + " ".join(known)) if known else (0, "")
+    left = leftovers()
+    states = {p: _status(root, p) for p in PACKAGES}
+    tally.record(rc == 0 and not left and all(forgotten(p) for p in PACKAGES),
+                 f"{name} apt-get purge: no file of either package left, nor DKMS state, and "
+                 "dpkg forgets both",
+                 f"purged {known or 'nothing: dpkg forgot both at remove'}: rc={rc}; "
+                 f"left: {left[:8]}; {states}")
+    rc, out = _sh(root, install)
+    mods = {k: _modules(root, k) for k in kvers}
+    srcs = {}
+    for k, m in mods.items():
+        if len(m) == 1:
+            tmp = os.path.join(root, "tmp", f"vfsfast-{k}.ko")
+            build.uncompressed_copy(m[0], tmp)
+            srcs[k] = build.modinfo(tmp, "srcversion")
+    prc, pout = _sh(root, "apt-get purge -y -q " + " ".join(PACKAGES))
+    left = leftovers()
+    # The srcversion hashes the compile probes' results too: only the
+    # same kernel's must be equal.
+    tally.record(rc == 0 and all(len(m) == 1 for m in mods.values())
+                 and srcs.get(kvers[0]) == srcversion and prc == 0 and not left,
+                 f"{name} reinstall after the purge: DKMS builds the module for both kernels "
+                 "again (the first kernel's with the same srcversion); purged again, nothing left",
+                 f"rc={rc}; modules {mods}; srcversions {srcs} (first {srcversion}); "
+                 f"purge rc={prc}; left {left[:6]}"
+                 + ("" if rc == 0 else " | " + out[-300:].replace("\n", " | ")))
