@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from . import build, debian, guest, util, vm
+from . import build, deb, debian, guest, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_kernfs", "t_conflict",
                "t_livepatch", "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
@@ -87,6 +87,40 @@ def record_guest(tally, kernel, res, what):
                  "no completion marker (crash or panic?)" if not res.completed else "")
     tally.record(not res.bad_lines, f"[{kernel}] {what}: console free of warnings",
                  "; ".join(res.bad_lines[:3]))
+
+
+# The smoke group with the module DKMS built from the .deb, and the
+# srcversion the guest sees, which run_job takes from that module.
+DEB_SMOKE_JOB = """. /lab/t_load.sh
+insmod /lab/vfsfast.ko enable=none
+v=$(cat /sys/module/vfsfast/srcversion 2>&1)
+t_eq "the package's module is the one loaded (srcversion)" "$VFSFAST_SRCVERSION" "$v"
+rmmod vfsfast
+"""
+
+
+class Prefixed:
+    """A kernel's tally whose names say which guest run they come from."""
+
+    def __init__(self, tally, kernel, prefix):
+        self.tally, self.tag, self.prefix = tally, f"[{kernel}] ", prefix
+
+    def _name(self, name):
+        return name.replace(self.tag, self.tag + self.prefix, 1)
+
+    def record(self, ok, name, why=""):
+        self.tally.record(ok, self._name(name), why)
+
+    def note(self, text):
+        self.tally.note(self._name(text))
+
+
+def deb_smoke(tally, kernel, ko, env):
+    """Boot the kernel with the module built from the package: t_load."""
+    res = guest.run_job(kernel, DEB_SMOKE_JOB, ko, env=env, timeout=600,
+                        keep_dir=os.path.join(log_dir(kernel), "deb"))
+    util.log(f"{kernel}: package smoke guest finished in {res.seconds:.0f}s")
+    record_guest(Prefixed(tally, kernel, "deb: "), kernel, res, "t_load with the package's module")
 
 
 def oldsig_check(tally, kernel):
@@ -173,6 +207,12 @@ def run_kernel(tally, kernel, disk, env, only=None):
                  "" if ko else log[-400:].replace("\n", " | "))
     with open(os.path.join(log_dir(kernel), "dkms.log"), "w") as f:
         f.write(log)
+    # The .debs as a fleet installs them, in an overlay of the chroot.
+    if not only or "deb" in only:
+        lab_srcversion = build.modinfo(ko, "srcversion") if ko else None
+        deb_ko = deb.package_tests(tally, kernel, lab_srcversion)
+        if deb_ko:
+            deb_smoke(tally, kernel, deb_ko, env)
     if not ko:
         return
     # The whole suite once per backend the kernel offers, each forced.
@@ -288,6 +328,10 @@ def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
                  f"{build.version()} vs {build.header_version()}")
+    cl = deb.changelog_version()
+    tally.record(deb.upstream_version(cl) == build.version(),
+                 "debian/changelog's upstream version is dkms.conf's PACKAGE_VERSION",
+                 f"{cl!r} vs {build.version()}")
     ok, summary = word_strlen_test()
     tally.record(ok, "word_strlen.h equals strlen() at every alignment and length "
                  "(tests/host/word_strlen_test.c)", summary)
@@ -329,6 +373,9 @@ def main(kernels, env, jobs=None, only=None):
     tally = Tally()
     print("TAP version 13")
     host_checks(tally)
+    if any(not debian.is_built(k) for k in kernels) and (not only or "deb" in only):
+        # Once, before the kernels' package tests use them.
+        deb.suite_debs(tally)
     disk = guest.ext4_image()
     # Each round-robin TCG guest uses one host core: run that many kernels
     # at once.  Results are printed kernel by kernel, in the order given.
