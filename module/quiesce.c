@@ -16,8 +16,9 @@
  *
  * Each round looks at every task once:
  *  - running ones are interrupted (an IPI to every CPU) and their stack
- *    is walked from the interrupted registers; one interrupted in user
- *    mode, or idle, is outside the kernel;
+ *    is walked from the handler through the interrupted context; a walk
+ *    that ends at user mode's entry registers, or an idle task, is
+ *    outside the kernel;
  *  - sleeping ones are pinned with their pi_lock, which try_to_wake_up()
  *    takes first, so that they cannot wake (and their stack cannot go
  *    away) while the ORC unwinder walks it;
@@ -42,7 +43,6 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
-#include <asm/irq_regs.h>
 #include <asm/unwind.h>
 
 #include "vfsfast.h"
@@ -58,6 +58,7 @@ struct vfsfast_cpu_seen {
 	struct task_struct *task;
 	unsigned long switches;
 	enum vfsfast_where where;
+	const char *why;
 };
 
 struct vfsfast_quiesce {
@@ -68,6 +69,9 @@ struct vfsfast_quiesce {
 	struct task_struct *tracked[VFSFAST_QUIESCE_TRACK];
 	int ntracked;
 	bool tracking;
+	/* Why the task being looked at is not cleared; one such, for the log. */
+	const char *cur_why;
+	const char *why;
 	/* One task found inside, for the log. */
 	const char *func;
 	char comm[TASK_COMM_LEN];
@@ -99,18 +103,22 @@ static struct vfsfast_func *vfsfast_observed_at(struct vfsfast_opt *opt,
 }
 
 /*
- * Walk a stack with the unwinder: VFSFAST_INSIDE if a target frame was
- * called by anything but vfsfast, VFSFAST_UNKNOWN if the walk failed.
+ * Walk @t's stack with the unwinder (@t asleep and pinned, or current in
+ * an interrupt, whose walk goes on through the interrupted context):
+ * VFSFAST_INSIDE if a target frame was called by anything but vfsfast,
+ * VFSFAST_UNKNOWN if the walk failed; *@why says which.  An interrupted
+ * ip is not a return address, so every address is also tested as one
+ * past it.
  */
 static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 				       struct task_struct *t,
-				       struct pt_regs *regs)
+				       const char **why)
 {
 	struct vfsfast_func *inside = NULL;
 	struct unwind_state state;
 	unsigned long addr;
 
-	for (unwind_start(&state, t, regs, NULL); !unwind_done(&state);
+	for (unwind_start(&state, t, NULL, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
 		if (!addr)
@@ -118,15 +126,18 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 		/* A target's frame is harmless if our observer called it. */
 		if (inside && !within_module(addr, THIS_MODULE))
 			break;
-		/* An interrupted ip is not a return address: test it as one. */
-		inside = vfsfast_observed_at(q->opt,
-					     addr + (regs && addr == regs->ip));
+		inside = vfsfast_observed_at(q->opt, addr) ?:
+			 vfsfast_observed_at(q->opt, addr + 1);
 	}
 	if (inside) {
 		q->func = inside->old_name;
+		*why = "in a target's frame";
 		return VFSFAST_INSIDE;
 	}
-	return unwind_error(&state) ? VFSFAST_UNKNOWN : VFSFAST_OUT;
+	if (!unwind_error(&state))
+		return VFSFAST_OUT;
+	*why = "unwind error";
+	return VFSFAST_UNKNOWN;
 }
 
 /* Any word of @t's live stack in a target's text: VFSFAST_UNKNOWN. */
@@ -137,33 +148,39 @@ static enum vfsfast_where vfsfast_scan(struct vfsfast_quiesce *q,
 	unsigned long sp = READ_ONCE(t->thread.sp);
 	unsigned long word;
 
+	q->cur_why = "stack pointer out of its stack";
 	if (!base || sp < base || sp >= base + THREAD_SIZE)
 		return VFSFAST_UNKNOWN;
 	for (sp &= ~(sizeof(long) - 1); sp < base + THREAD_SIZE; sp += sizeof(long)) {
+		q->cur_why = "stack unreadable";
 		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
 			return VFSFAST_UNKNOWN;
+		q->cur_why = "a word of its stack in a target";
 		if (vfsfast_observed_at(q->opt, word))
 			return VFSFAST_UNKNOWN;
 	}
 	return VFSFAST_OUT;
 }
 
-/* On each CPU, with interrupts off: where is the task it interrupted? */
+/*
+ * On each CPU, with interrupts off: where is the task it interrupted?  Its
+ * stack is walked from the handler's own frame through the interrupt
+ * entry (the call-function interrupt does not set irq_regs); a task
+ * interrupted in user mode ends the walk at its entry registers.
+ */
 static void vfsfast_check_cpu(void *data)
 {
 	struct vfsfast_quiesce *q = data;
 	struct vfsfast_cpu_seen *seen = &q->cpus[smp_processor_id()];
-	struct pt_regs *regs = get_irq_regs();
 	struct task_struct *t = current;
 
 	seen->task = t;
 	seen->switches = vfsfast_switches(t);
-	if (t == q->self || is_idle_task(t) || (regs && user_mode(regs)))
+	seen->why = NULL;
+	if (t == q->self || is_idle_task(t))
 		seen->where = VFSFAST_OUT;
-	else if (!regs)
-		seen->where = VFSFAST_UNKNOWN;
 	else
-		seen->where = vfsfast_walk(q, t, regs);
+		seen->where = vfsfast_walk(q, t, &seen->why);
 }
 
 static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
@@ -177,16 +194,19 @@ static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
 		return VFSFAST_OUT;
 	if (READ_ONCE(t->on_cpu)) {
 		/* Running since its CPU was interrupted, never switched out. */
+		q->cur_why = "running: not seen by the interrupt";
 		for_each_online_cpu(cpu)
 			if (q->cpus[cpu].task == t &&
-			    q->cpus[cpu].switches == vfsfast_switches(t))
+			    q->cpus[cpu].switches == vfsfast_switches(t)) {
+				q->cur_why = q->cpus[cpu].why;
 				return q->cpus[cpu].where;
+			}
 		return VFSFAST_UNKNOWN;
 	}
 	raw_spin_lock_irqsave(&t->pi_lock, flags);
 	if (!READ_ONCE(t->on_rq) && !READ_ONCE(t->on_cpu))
 		where = vfsfast_scan(q, t) == VFSFAST_OUT ? VFSFAST_OUT :
-			vfsfast_walk(q, t, NULL);
+			vfsfast_walk(q, t, &q->cur_why);
 	else if (!READ_ONCE(t->on_cpu))
 		where = vfsfast_scan(q, t);
 	raw_spin_unlock_irqrestore(&t->pi_lock, flags);
@@ -200,6 +220,7 @@ static void vfsfast_note(struct vfsfast_quiesce *q, struct task_struct *t,
 	if (!pending || where == VFSFAST_INSIDE) {
 		get_task_comm(q->comm, t);
 		q->pid = task_pid_nr(t);
+		q->why = q->cur_why;
 	}
 }
 
@@ -276,9 +297,9 @@ int vfsfast_quiesce(struct vfsfast_opt *opt)
 		if (waited >= VFSFAST_QUIESCE_MS || fatal_signal_pending(current))
 			break;
 		if (waited && waited % 1000 == 0)
-			pr_info("%s: waiting for %d task(s) that may be inside %s unobserved (%s/%d)\n",
+			pr_info("%s: waiting for %d task(s) that may be inside %s unobserved (%s/%d: %s)\n",
 				opt->name, pending, q.func ?: "a target",
-				q.comm, q.pid);
+				q.comm, q.pid, q.why ?: "?");
 		msleep(VFSFAST_QUIESCE_ROUND_MS);
 		waited += VFSFAST_QUIESCE_ROUND_MS;
 	}
@@ -286,7 +307,8 @@ int vfsfast_quiesce(struct vfsfast_opt *opt)
 	kfree(q.cpus);
 	if (!pending)
 		return 0;
-	pr_info("%s: gave up: %d task(s) may still be inside %s, entered before the hooks (%s/%d)\n",
-		opt->name, pending, q.func ?: "a target", q.comm, q.pid);
+	pr_info("%s: gave up: %d task(s) may still be inside %s, entered before the hooks (%s/%d: %s)\n",
+		opt->name, pending, q.func ?: "a target", q.comm, q.pid,
+		q.why ?: "?");
 	return -EAGAIN;
 }
