@@ -174,7 +174,7 @@ MODULE_PARM_DESC(fail_detach, "test builds: make detaching this target fail");
 static int vfsfast_detach_one(const struct vfsfast_backend *b,
 			      struct vfsfast_func *func)
 {
-	if (!strcmp(func->old_name, fail_detach))
+	if (sysfs_streq(func->old_name, fail_detach))
 		return -EIO;
 	return b->detach(func);
 }
