@@ -201,7 +201,15 @@ module_param_cb(state, &kfrace_state_ops, NULL, 0444);
 
 static int __init kfrace_init(void)
 {
-	return register_kprobe(&kfrace_kp);
+	int ret = register_kprobe(&kfrace_kp);
+
+	/* With lock debugging, mutex_lock() is mutex_lock_nested(lock, 0). */
+	if (ret) {
+		kfrace_kp.symbol_name = "mutex_lock_nested";
+		kfrace_kp.addr = NULL;
+		ret = register_kprobe(&kfrace_kp);
+	}
+	return ret;
 }
 
 static void __exit kfrace_exit(void)
