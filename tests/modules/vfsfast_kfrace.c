@@ -217,7 +217,7 @@ static void __exit kfrace_exit(void)
 	unregister_kprobe(&kfrace_kp);
 	kfrace_release_set(NULL, NULL);
 	while (READ_ONCE(kfrace_task))
-		msleep(10);
+		msleep(20);
 	kfrace_remove_all();
 }
 
