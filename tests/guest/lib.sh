@@ -1,12 +1,59 @@
-# Helpers for guest tests.  Results are KTAP-like lines that the host
-# collects: "ok - NAME" or "not ok - NAME # why".  Every check compares
-# something that can differ; a test that only runs a command is not a test.
+# Helpers for guest tests: the one library every group sources.  Results
+# are KTAP-like lines that the host collects: "ok - NAME" or
+# "not ok - NAME # why".  Every check compares something that can differ;
+# a test that only runs a command is not a test.
+#
+# NAME is stable: the same test has the same name in every run (the
+# kernel and the backend, fixed per run, may be part of it), so two runs'
+# output can be compared line by line (tests/guest/ktap-diff).  Anything
+# measured or otherwise only known at run time (counts, timings, pids,
+# errno texts, outcomes, profile sizes) goes in the diagnostic after
+# " # " or in a "# " note line, never in NAME.
+#
+# Each group (t_*.sh, sig_enforce.sh) runs in a process of its own and
+# begins with
+#	. /lab/lib.sh; in_group t_NAME || return 0
+# The job the lab generates sources the group (". /lab/t_NAME.sh");
+# in_group then runs the file again as "sh /lab/t_NAME.sh" and the
+# sourced copy returns: no variable, function or working directory of one
+# group reaches another, and a group needs no other group to have run
+# before it.  What a group needs it makes itself (need_links,
+# need_link_lists).
 
 VF=/sys/kernel/vfsfast
 
+# The facts the host wrote (VFSFAST_KERNEL, VFSFAST_BACKENDS_EXPECT, the
+# profile's sizes...), where the shell does not have them yet: a group
+# started by hand as "sh /lab/t_NAME.sh".
+[ -n "${VFSFAST_KERNEL+set}" ] || [ ! -f /lab/env.sh ] || . /lab/env.sh
+
+# in_group NAME: true in the group's own process.  Otherwise runs
+# /lab/NAME.sh in a new sh, with every VFSFAST_* variable of this shell
+# (the host's facts, the pass's VFSFAST_BACKEND, VFSFAST_AB_ICOUNT, sizes
+# a job set) in its environment, waits for it, and is false: the caller
+# then returns (sourced) or exits (run by hand).
+in_group() {
+	[ "$VFSFAST_GROUP" = "$1" ] && return 0
+	(
+		for v in $(set | sed -n 's/^\(VFSFAST_[A-Za-z0-9_]*\)=.*/\1/p'); do
+			export "$v"
+		done
+		VFSFAST_GROUP=$1
+		export VFSFAST_GROUP
+		cd /lab && exec sh "/lab/$1.sh"
+	)
+	return 1
+}
+
+# One line each: a newline would end the result line early.
+oneline() { printf '%s' "$*" | tr '\n' '|'; }
+
 # Every result names the backend the pass forces (VFSFAST_BACKEND).
-t_ok() { echo "ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1"; }
-t_fail() { echo "not ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1 # $2"; }
+# t_ok NAME [DIAG], t_fail NAME WHY
+t_ok() {
+	echo "ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$(oneline "$1")${2:+ # $(oneline "$2")}"
+}
+t_fail() { echo "not ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$(oneline "$1") # $(oneline "$2")"; }
 
 # t_check NAME CONDITION-COMMAND... : ok when the command succeeds.
 t_check() {
@@ -15,16 +62,24 @@ t_check() {
 	if "$@"; then t_ok "$name"; else t_fail "$name" "failed: $*"; fi
 }
 
-# t_eq NAME EXPECTED ACTUAL
+# t_checkv NAME VALUES CONDITION-COMMAND... : t_check, with the run-time
+# VALUES (what was measured or seen) as the diagnostic, ok or not.
+t_checkv() {
+	name=$1 vals=$2
+	shift 2
+	if "$@"; then t_ok "$name" "$vals"; else t_fail "$name" "$vals; failed: $*"; fi
+}
+
+# t_eq NAME EXPECTED ACTUAL [VALUES]: VALUES, if given, as the diagnostic.
 t_eq() {
 	if [ "$2" = "$3" ]; then
-		t_ok "$1"
+		t_ok "$1" "$4"
 	else
-		t_fail "$1" "expected '$2', got '$3'"
+		t_fail "$1" "expected '$2', got '$3'${4:+; $4}"
 	fi
 }
 
-note() { echo "# $*"; }
+note() { echo "# $(oneline "$*")"; }
 
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
@@ -51,10 +106,21 @@ unload_vfsfast() {
 	done
 }
 
-# The tmpfs copy of the ext4 image's links: made by t_readlink.sh, or here
-# for a group that runs without it (--tests).
+# The tmpfs copy of the ext4 image's links, made once per guest by
+# whichever group needs it first.
 need_links() {
 	[ -d /tmp/links ] || cp -a /mnt/ext4/links /tmp/links
+}
+
+# The readlink differential's link lists for tmpfs and ext4 (rldiff):
+# t_readlink's and t_toggle's, the same whichever runs first.
+need_link_lists() {
+	need_links
+	[ -s /tmp/list.tmpfs ] || find /tmp/links -type l >/tmp/list.tmpfs
+	[ -s /tmp/list.ext4 ] || {
+		cp /lab/ext4.list /tmp/list.ext4
+		echo /mnt/ext4/nonexistent >>/tmp/list.ext4
+	}
 }
 
 # A background reader that checks every readlink() result against what it

@@ -9,6 +9,8 @@
 # noise of TCG wall time on a shared host.
 # VFSFAST_AB_PAIRS / VFSFAST_AB_ITERS come from the lab profile.
 
+. /lab/lib.sh; in_group t_ab || return 0
+
 ab_field() { # SUMMARY.JSON COMPARE FIELD
 	sed -n "s|.*\"compare\":\"$2\".*\"$3\":\([^,}]*\).*|\1|p" "$1" | tr -d '"'
 }
@@ -50,7 +52,7 @@ ab_measure() {
 	m=$(ab_field /tmp/ab-aa/summary.json aa marker)
 	note "ab $mode: A/A: $(grep '^ns_per_op  *A/A' /tmp/ab-aa.out)"
 	case "$rc $m" in
-	"0 ~" | "0 =") t_ok "ab $mode: A/A run (8 off/off pairs) is '$m'" ;;
+	"0 ~" | "0 =") t_ok "ab $mode: A/A run (8 off/off pairs) is ~ or =" "'$m'" ;;
 	*) t_fail "ab $mode: A/A run (8 off/off pairs) is ~ or =" "rc=$rc marker='$m'; $(tail -n 3 /tmp/ab-aa.out | tr '\n' ' ')" ;;
 	esac
 	t_eq "ab $mode: A/A: 16 measured runs in raw.csv, knob left off" "17 0" \
@@ -68,7 +70,7 @@ ab_measure() {
 		case "$rc $m" in
 		"0 *")
 			if awk -v d="$d" 'BEGIN { exit !(d < 0) }'; then
-				t_ok "ab $mode: readlink 100 bytes, knob on: significant gain ($d%)"
+				t_ok "ab $mode: readlink 100 bytes, knob on: significant gain" "$d%"
 			else
 				t_fail "ab $mode: readlink 100 bytes, knob on: significant gain" "significant LOSS $d%"
 			fi ;;
@@ -79,7 +81,7 @@ ab_measure() {
 		# Wall time, or upstream has it (on/off then compares two fast
 		# paths): any verdict is honest; the run must complete.
 		case "$rc $m" in
-		"0 *" | "0 ~" | "0 =") t_ok "ab $mode: readlink 100 bytes (upstream $up): run completes, '$m' $d%" ;;
+		"0 *" | "0 ~" | "0 =") t_ok "ab $mode: readlink 100 bytes (upstream $up): run completes" "'$m' $d%" ;;
 		*) t_fail "ab $mode: readlink 100 bytes (upstream $up): run completes" "rc=$rc marker='$m'" ;;
 		esac
 	fi

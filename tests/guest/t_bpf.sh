@@ -6,6 +6,8 @@
 # the side that holds the site must keep working, status must match what
 # the counters show, and every readlink result must stay exact.
 
+. /lab/lib.sh; in_group t_bpf || return 0
+
 # Waits for bpfentry's first line: attached, refused: ..., or no BTF.
 bpf_start() {
 	rm -f /tmp/bpf.stop /tmp/bpf.out
@@ -59,13 +61,13 @@ attached) outcome=shared ;;
 "refused: attach: EBUSY"|"refused: attach: EINVAL") outcome="refused (${bpf_first#refused: attach: })" ;;
 *) outcome="unexpected: $bpf_first $(head -c 300 /tmp/bpf.err)" ;;
 esac
-t_check "bpf after vfsfast ($VFSFAST_BACKEND): attaches or is refused with EBUSY/EINVAL ($outcome)" \
+t_checkv "bpf after vfsfast ($VFSFAST_BACKEND): attaches or is refused with EBUSY/EINVAL" "$outcome" \
 	[ "$outcome" = shared -o "${outcome%% *}" = refused ]
-t_check "bpf after vfsfast: status is truthful ($(head -n1 $VF/readlink/status))" status_truthful
+t_checkv "bpf after vfsfast: status is truthful" "$(head -n1 $VF/readlink/status)" status_truthful
 t_eq "bpf after vfsfast: vfsfast kept the site (status active)" active "$(head -n1 $VF/readlink/status)"
 bpf_stop
 if [ "$outcome" = shared ]; then
-	t_check "bpf after vfsfast: the BPF program saw the calls (calls=$bpf_calls)" \
+	t_checkv "bpf after vfsfast: the BPF program saw the calls" "calls=$bpf_calls" \
 		[ "${bpf_calls:-0}" -gt 0 ]
 fi
 stop_checker
@@ -89,9 +91,9 @@ else
 	t_eq "bpf first: the request is remembered" "requested: on" \
 		"$(sed -n 3p $VF/readlink/status)"
 fi
-t_check "bpf first: status is truthful ($(head -n1 $VF/readlink/status))" status_truthful
+t_checkv "bpf first: status is truthful" "$(head -n1 $VF/readlink/status)" status_truthful
 bpf_stop
-t_check "bpf first: the BPF program kept seeing the calls (calls=$bpf_calls)" \
+t_checkv "bpf first: the BPF program kept seeing the calls" "calls=$bpf_calls" \
 	[ "$bpf_rc" = 0 -a "${bpf_calls:-0}" -gt 0 ]
 note "$VFSFAST_BACKEND: vfsfast after BPF fentry: $outcome"
 # Once BPF is gone, vfsfast can take the site.

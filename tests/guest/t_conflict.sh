@@ -2,10 +2,13 @@
 # vfsfast still loads, says why readlink is unavailable, refuses to enable
 # it with EBUSY, leaves readlink stock, and recovers once the holder goes.
 
+. /lab/lib.sh; in_group t_conflict || return 0
+
 if [ ! -f /lab/vfsfast_holder.ko ]; then
 	t_fail "conflict: test module available" "vfsfast_holder.ko was not built"
 	return 0 2>/dev/null || exit 0
 fi
+need_links
 insmod /lab/vfsfast_holder.ko
 load_vfsfast enable=readlink
 t_check "conflict: module loads while vfs_readlink is held" [ -d $VF/readlink ]

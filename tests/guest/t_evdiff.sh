@@ -13,6 +13,8 @@
 #   VFSFAST_EVDIFF_OPS (profile) and VFSFAST_EVDIFF_SEED set the size and
 #   the seed; EVD_FSES, if set, narrows the filesystems.
 
+. /lab/lib.sh; in_group t_evdiff || return 0
+
 EVD=/tmp/evd
 
 evd_mount() { # FS: a fresh filesystem at $EVD/mnt
@@ -67,7 +69,8 @@ evdiff_pair() {
 	rm -rf $EVD
 	mkdir -p $EVD
 	for fs in ${EVD_FSES:-tmpfs ext4}; do
-		evd_name="evdiff $label, $fs, seed $evd_seed, $evd_ops ops"
+		evd_name="evdiff $label, $fs"
+		evd_size="seed $evd_seed, $evd_ops ops"
 		evd_run $fs A "$@"
 		eval "$setup_b"
 		evd_run $fs B "$@"
@@ -75,7 +78,7 @@ evdiff_pair() {
 		rcs="$(cat $EVD/A.rc) $(cat $EVD/B.rc)"
 		if [ "$rcs" != "0 0" ]; then
 			t_fail "$evd_name: runs A and B complete" \
-				"exit $rcs: $(cat $EVD/A.err $EVD/B.err | head -n 4 | tr '\n' ' ')"
+				"$evd_size; exit $rcs: $(cat $EVD/A.err $EVD/B.err | head -n 4 | tr '\n' ' ')"
 			continue
 		fi
 		cs=$(($(cat $EVD/A.cs) + $(cat $EVD/B.cs)))
@@ -86,18 +89,18 @@ evdiff_pair() {
 				grep -v -e ENOENT -e ENOTDIR | sort | uniq -c |
 				tr -s ' \n' ' ')"
 		if cmp -s $EVD/A.out $EVD/B.out; then
-			t_ok "$evd_name: runs A and B byte-identical"
+			t_ok "$evd_name: runs A and B byte-identical" "$evd_size"
 		else
 			t_fail "$evd_name: runs A and B byte-identical" \
-				"$(diff $EVD/A.out $EVD/B.out | head -n 6 | tr '\n' '|')"
+				"$evd_size; $(diff $EVD/A.out $EVD/B.out | head -n 6 | tr '\n' '|')"
 		fi
 		for kind in inotify fanotify permission dnotify; do
-			t_check "$evd_name: $kind events recorded" \
+			t_checkv "$evd_name: $kind events recorded" "$(evd_count $kind $EVD/A.err)" \
 				[ "$(evd_count $kind $EVD/A.err)" -gt 0 ]
 		done
 		# tmpfs has had an fsid (which file handles need) only since 6.7.
 		if [ $fs = ext4 ]; then
-			t_check "$evd_name: events with file handles recorded" \
+			t_checkv "$evd_name: events with file handles recorded" "$(evd_count fid $EVD/A.err)" \
 				[ "$(evd_count fid $EVD/A.err)" -gt 0 ]
 		fi
 	done
@@ -125,7 +128,7 @@ evdiff_pair "fsnotify+fsnotify_parent off/on" \
 c1=$(($(evd_calls fsnotify) + $(evd_calls fsnotify_parent)))
 note "fsnotify hooks during the B runs: hits+fallbacks +$((c1 - c0))," \
 	"of which hits fsnotify $(stat_of fsnotify hits), fsnotify_parent $(stat_of fsnotify_parent hits)"
-t_check "evdiff fsnotify off/on: the hooks ran in run B (calls > ops)" \
+t_checkv "evdiff fsnotify off/on: the hooks ran in run B (calls > ops)" "calls +$((c1 - c0))" \
 	[ $((c1 - c0)) -gt "${VFSFAST_EVDIFF_OPS:-20000}" ]
 
 # pseudo_nonotify: the same, except that sockets and eventfds get no
@@ -135,7 +138,7 @@ h0=$(evd_calls pseudo_nonotify)
 EVD_FSES=tmpfs evdiff_pair "pseudo_nonotify off/on" "set_knob pseudo_nonotify 1" \
 	"set_knob pseudo_nonotify 0" --no-pseudo-watches
 h1=$(evd_calls pseudo_nonotify)
-t_check "evdiff pseudo_nonotify off/on: the hook ran in run B (calls +$((h1 - h0)))" \
+t_checkv "evdiff pseudo_nonotify off/on: the hook ran in run B" "calls +$((h1 - h0))" \
 	[ $((h1 - h0)) -gt 0 ]
 
 # Flips while events flow and marks come and go: run B flips every knob
@@ -158,6 +161,6 @@ EVD_FSES=tmpfs evdiff_pair "every knob flipping during run B" \
 	"rm -f $EVD/stop; echo 0 >$EVD/flips; evd_flipper & evd_fpid=\$!" \
 	"touch $EVD/stop; wait \$evd_fpid; evd_nflips=\$(cat $EVD/flips)" --no-pseudo-watches
 note "knob flips during run B: ${evd_nflips:-0}"
-t_check "evdiff while flipping: knobs flipped during run B (${evd_nflips:-0} full cycles, >= 2)" \
-	[ "${evd_nflips:-0}" -ge 2 ]
+t_checkv "evdiff while flipping: knobs flipped during run B (>= 2 full cycles)" \
+	"${evd_nflips:-0} full cycles" [ "${evd_nflips:-0}" -ge 2 ]
 unload_vfsfast

@@ -3,6 +3,8 @@
 # documented difference of pseudo_nonotify.  Event streams knob off vs on
 # are compared in t_evdiff.
 
+. /lab/lib.sh; in_group t_fsnotify || return 0
+
 load_vfsfast
 for o in fsnotify fsnotify_parent; do
 	up=$(sed -n 's/^upstream: //p' $VF/$o/status)

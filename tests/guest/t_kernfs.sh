@@ -3,6 +3,8 @@
 # The correctness checks run on every kernel, with the knob on where it can
 # be, so that they are seen to hold on the upstream code too.
 
+. /lab/lib.sh; in_group t_kernfs || return 0
+
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
 export PATH=$PATH:/usr/bin
 
@@ -17,7 +19,7 @@ load_vfsfast enable=none
 kmutex=$(awk '$3 == "kernfs_mutex" { print $1 }' /proc/kallsyms)
 st=$(cat $VF/kernfs/status)
 if [ -n "$kmutex" ]; then
-	t_check "kernfs: status supported where kernfs_mutex exists ($st)" \
+	t_checkv "kernfs: status supported where kernfs_mutex exists" "$st" \
 		sh -c "! grep -q unsupported $VF/kernfs/status"
 	t_eq "kernfs: upstream none where kernfs_mutex exists" none \
 		"$(sed -n 's/^upstream: //p' $VF/kernfs/status)"
@@ -34,7 +36,7 @@ if [ -n "$kmutex" ]; then
 	t_eq "kernfs: every function one copy in kallsyms and in available_filter_functions" "" "$bad"
 	on=1
 else
-	t_check "kernfs: unsupported, naming the upstream series, where kernfs_mutex is gone ($st)" \
+	t_checkv "kernfs: unsupported, naming the upstream series, where kernfs_mutex is gone" "$st" \
 		grep -q 'unsupported.*kernfs_elem_dir.rev' $VF/kernfs/status
 	t_check "kernfs: enable refused (EOPNOTSUPP)" \
 		sh -c "! echo 1 >$VF/kernfs/enabled 2>/dev/null"
@@ -71,9 +73,9 @@ if [ "$on" = 1 ]; then
 		note "kernfs_mutex acquisitions for 300 x ${w%%:*} ${w#*:} (with warm-up): off $off, on $n; fast-path hits $((h1 - h0))"
 		case ${w%%:*} in
 		miss|stat)
-			t_check "kernfs: ${w%%:*} without kernfs_mutex (on: $n, off: $off)" \
+			t_checkv "kernfs: ${w%%:*} without kernfs_mutex" "on: $n, off: $off" \
 				[ "$n" -le 2 -a "$off" -ge 300 ]
-			t_check "kernfs: ${w%%:*} answered by the fast path ($((h1 - h0)) hits)" \
+			t_checkv "kernfs: ${w%%:*} answered by the fast path" "$((h1 - h0)) hits" \
 				[ $((h1 - h0)) -ge 300 ]
 			;;
 		esac
@@ -135,7 +137,8 @@ while [ $i -lt "$rounds" ]; do
 done
 touch /tmp/kstop
 wait $looker
-t_eq "kernfs: create after miss, $rounds rounds of cgroup mkdir/rmdir$([ $dummy = 1 ] && echo ', dummy netdev add/del'), module load/unload: each name there at once and gone at once" 0 $bad
+t_eq "kernfs: create after miss (cgroup mkdir/rmdir, dummy netdev add/del where there are dummy netdevs, module load/unload): each name there at once and gone at once" \
+	0 $bad "$rounds rounds$([ $dummy = 1 ] && echo ', with dummy netdevs' || echo ', without dummy netdevs')"
 
 # Renames: a network device renamed onto a name looked up while missing,
 # and moved to another network namespace and back, seen from both; a
@@ -330,8 +333,9 @@ awk -F '\t' '$1 ~ "^/sys/kernel/(vfsfast|slab)/" { next }
      END { printf "%d %d\n", bad + 0, seen + 0 }' /tmp/kd.a /tmp/kd.c /tmp/kd.b /tmp/kd.d >/tmp/kd.diff
 res=$(tail -n 1 /tmp/kd.diff)
 ents=$(wc -l </tmp/kd.a)
-t_check "kernfs: /sys and $CG listed ($ents entries)" [ "$ents" -gt 1000 ]
-t_eq "kernfs: listing and contents identical with the knob on, twice (${res#* } stable entries)" 0 "${res%% *}"
+t_checkv "kernfs: /sys and $CG listed (> 1000 entries)" "$ents entries" [ "$ents" -gt 1000 ]
+t_eq "kernfs: listing and contents identical with the knob on, twice" 0 "${res%% *}" \
+	"${res#* } stable entries"
 [ "${res%% *}" = 0 ] || note "$(head -n 5 /tmp/kd.diff)"
 # Names must match exactly: structure does not change in a quiet guest.
 t_eq "kernfs: the same names off and on" "$(cut -f1 /tmp/kd.a | md5sum)" "$(cut -f1 /tmp/kd.b | md5sum)"
@@ -362,8 +366,8 @@ if [ "$on" = 1 ]; then
 	touch /tmp/kstop2
 	wait
 	runs=$(( $(cat /tmp/kd.runs.1) + $(cat /tmp/kd.runs.2) ))
-	t_check "kernfs: $runs full listings by 2 readers during $flips flips, all with the same names" \
-		[ "$runs" -ge 2 -a ! -s /tmp/kd.readerfail ]
+	t_checkv "kernfs: full listings by 2 readers during the flips, all with the same names" \
+		"$runs listings, $flips flips" [ "$runs" -ge 2 -a ! -s /tmp/kd.readerfail ]
 	rm -f /tmp/kd.readerfail /tmp/kstop2
 fi
 

@@ -7,6 +7,8 @@
 #   livepatch goes.
 # Results stay exact throughout (the checker runs the whole time).
 
+. /lab/lib.sh; in_group t_livepatch || return 0
+
 LP=/sys/kernel/livepatch/vfsfast_lp
 lp_calls() { cat /sys/module/${1:-vfsfast_lp}/parameters/calls; }
 

@@ -2,6 +2,8 @@
 # each optimization's status line; a parameter the module refuses is
 # refused with the kernel's reason and an explanation, exit 1.
 
+. /lab/lib.sh; in_group t_load || return 0
+
 export PATH=$PATH:/lab/bin
 if [ "$VFSFAST_EXPECT_UPSTREAM_KERNFS" = none ]; then
 	kf="kernfs: inactive (upstream: none)"
@@ -21,6 +23,6 @@ t_eq "vfsfast load: already loaded is exit 0" "0 vfsfast: already loaded" \
 unload_vfsfast
 out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko enable=bogus 2>&1)
 rc=$?
-t_check "vfsfast load enable=bogus: refused with the kernel's reason, exit 1 ($rc: $(echo "$out" | head -n1))" \
-	[ "$rc" = 1 -a -n "$(echo "$out" | grep 'load refused: .*Invalid argument')" ]
+t_checkv "vfsfast load enable=bogus: refused with the kernel's reason, exit 1" \
+	"$rc: $(echo "$out" | head -n1)" [ "$rc" = 1 -a -n "$(echo "$out" | grep 'load refused: .*Invalid argument')" ]
 t_check "vfsfast load enable=bogus: nothing left loaded" [ ! -e /sys/module/vfsfast ]

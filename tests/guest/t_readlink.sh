@@ -2,17 +2,16 @@
 # results and buffers compared byte for byte (rldiff), on every kind of
 # link the guest has, then counters that prove which path ran.
 
+. /lab/lib.sh; in_group t_readlink || return 0
+
 load_vfsfast enable=none
 # Runs once per backend in the same guest: start from nothing.
-rm -rf /tmp/links /tmp/fresh /tmp/warm /tmp/fdlink
-cp -a /mnt/ext4/links /tmp/links
+rm -rf /tmp/links /tmp/fresh /tmp/warm /tmp/fdlink /tmp/list.tmpfs /tmp/list.ext4
+need_link_lists
 # Names from readdir alone (a glob): ls would stat them, and 7.2 refuses
 # to load the crafted inodes.
 for f in /mnt/ext4/corrupt/*; do echo "${f##*/}"; done >/tmp/corrupt.ls
 ln -s /proc/self/fd /tmp/fdlink
-find /tmp/links -type l >/tmp/list.tmpfs
-cp /lab/ext4.list /tmp/list.ext4
-echo /mnt/ext4/nonexistent >>/tmp/list.ext4
 printf '%s\n' /proc/self /proc/thread-self /proc/self/exe /proc/self/cwd \
 	/proc/self/root /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2 \
 	/proc/self/ns/mnt /proc/self/ns/net /proc/self/ns/pid /proc/1/exe \

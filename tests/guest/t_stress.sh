@@ -6,6 +6,8 @@
 # checker runs.  Every stressor must pass (stress-ng exits 0), results
 # stay exact, and the console stays clean.
 
+. /lab/lib.sh; in_group t_stress || return 0
+
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
 export PATH=$PATH:/usr/bin
 if ! stress-ng --version >/dev/null 2>&1; then
@@ -33,14 +35,14 @@ for s in inotify fanotify dnotify symlink sysfs dentry pipe; do
 	out=$(cd /tmp/stress && stress-ng --$s 2 --timeout "${VFSFAST_STRESS_S:-10}" \
 		--verify --temp-path /tmp/stress 2>&1)
 	rc=$?
-	t_eq "stress-ng --$s 2 for ${VFSFAST_STRESS_S:-10}s, all knobs flipping: passes" 0 "$rc"
+	t_eq "stress-ng --$s 2, all knobs flipping: passes" 0 "$rc" "${VFSFAST_STRESS_S:-10}s"
 	[ "$rc" = 0 ] || note "stress-ng --$s: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
 done
 touch /tmp/stop_flip
 wait $flipper
 stop_checker
 t_eq "stress-ng: readlink results exact throughout" "0 ok" "$checked"
-t_check "stress-ng: the knobs flipped throughout ($(cat /tmp/flips) flips each)" \
+t_checkv "stress-ng: the knobs flipped throughout" "$(cat /tmp/flips) flips each" \
 	[ "$(cat /tmp/flips)" -gt 0 ]
 for k in $KNOBS; do set_knob $k 0; done
 unload_vfsfast

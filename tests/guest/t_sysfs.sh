@@ -1,6 +1,8 @@
 # Loading, the sysfs tree against Documentation/ABI, status, defaults,
 # module parameters, and the DKMS-installed module being the one loaded.
 
+. /lab/lib.sh; in_group t_sysfs || return 0
+
 # Parameters first, while no instance is loaded.
 if insmod /lab/vfsfast.ko enable=bogus 2>/dev/null; then
 	t_fail "param: enable=bogus refused" "load succeeded"

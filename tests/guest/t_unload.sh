@@ -10,6 +10,8 @@
 # back).  The parked readlink must return the exact link, and nothing may
 # be left.
 
+. /lab/lib.sh; in_group t_unload || return 0
+
 # Starts a readlink() that faults on its userfaultfd buffer, inside the
 # replacement when the knob is on, and waits (up to 5 s) until it sleeps
 # there; /tmp/release lets it go.  Sets upid.
@@ -18,7 +20,7 @@ park_readlink() {
 	uffdrl /tmp/links/l0100 /tmp/release >/tmp/uffd.out 2>&1 &
 	upid=$!
 	j=0
-	while ! grep -q blocked /tmp/uffd.out && [ $j -lt 100 ]; do
+	while ! grep -qs blocked /tmp/uffd.out && [ $j -lt 100 ]; do
 		sleep 0.05
 		j=$((j + 1))
 	done
@@ -84,8 +86,8 @@ t_eq "unload: cycles of load, enable all, park a readlink, rmmod EBUSY while par
 	0 $fails
 t_eq "unload: readlink results stayed exact" "0 ok" "$checked"
 fpev=$(sed -n 's/^fanperm: events=//p' /tmp/fp.out)
-t_check "unload: the permission listener answered throughout ($fpev events, $(cat /tmp/fp.readers) reader rounds)" \
-	[ "$fprc" = 0 -a "${fpev:-0}" -gt 0 ]
+t_checkv "unload: the permission listener answered throughout" \
+	"$fpev events, $(cat /tmp/fp.readers) reader rounds" [ "$fprc" = 0 -a "${fpev:-0}" -gt 0 ]
 umount /tmp/fp
 
 # A task asleep inside the replacement (its copy_to_user() waits on a
