@@ -56,6 +56,7 @@ if [ ! -f /lab/vfsfast_lp.ko ]; then
 	return 0 2>/dev/null || exit 0
 fi
 
+need_links
 load_vfsfast enable=readlink
 start_checker
 dmesg -c >/dev/null
