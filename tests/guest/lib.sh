@@ -45,15 +45,27 @@ in_group() {
 	return 1
 }
 
-# One line each: a newline would end the result line early.
-oneline() { printf '%s' "$*" | tr '\n' '|'; }
+# oneline TEXT: sets _one to TEXT on one line (a newline would end a
+# result line early), "|" for each newline; no fork unless there is one.
+NL='
+'
+oneline() {
+	_one=$1
+	case $_one in
+	*"$NL"*) _one=$(printf '%s' "$_one" | tr '\n' '|') ;;
+	esac
+}
 
 # Every result names the backend the pass forces (VFSFAST_BACKEND).
 # t_ok NAME [DIAG], t_fail NAME WHY
 t_ok() {
-	echo "ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$(oneline "$1")${2:+ # $(oneline "$2")}"
+	oneline "${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1${2:+ # $2}"
+	echo "ok - $_one"
 }
-t_fail() { echo "not ok - ${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$(oneline "$1") # $(oneline "$2")"; }
+t_fail() {
+	oneline "${VFSFAST_BACKEND:+$VFSFAST_BACKEND: }$1 # $2"
+	echo "not ok - $_one"
+}
 
 # t_check NAME CONDITION-COMMAND... : ok when the command succeeds.
 t_check() {
@@ -79,7 +91,10 @@ t_eq() {
 	fi
 }
 
-note() { echo "# $(oneline "$*")"; }
+note() {
+	oneline "$*"
+	echo "# $_one"
+}
 
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
