@@ -352,6 +352,11 @@ def host_checks(tally):
                  "synthetic rounds: medians, the 0.5% floor, savings within the rounds' "
                  "spread, losses kept negative "
                  "(tests/host/bench_recovery_test.py)", summary)
+    ok, summary = host_sh_test("docs_test.py")
+    tally.record(ok, "README.md and Documentation/ match the tree: links and #anchors "
+                 "resolve; make targets, vfsfast-lab subcommands and options, and paths "
+                 "written in code exist; README under 260 lines "
+                 "(tests/host/docs_test.py)", summary)
     ok, why = lab_setup_check()
     tally.record(ok, "vfsfast-lab run by a user who is not root, a package missing: "
                  "one sudo apt-get install line naming only it, exit 2", "" if ok else why)
