@@ -67,14 +67,14 @@ def main(kernel, args, icount=False, vcpus=1, out=None, load_args="", disk=False
     if not args:
         util.die("ab: no vfsfast-ab arguments; e.g. vfsfast-lab ab --kernel 6.1 --icount "
                  "-- readlink -- readlink-tmpfs-100")
-    debian.ensure_kernel(kernel)
+    kernel.ensure()
     ko, log = build.dkms_install(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     smp = 1 if icount else vcpus
     mode = ("qemu TCG icount (guest ns = instructions), 1 vCPU" if icount else
             f"qemu TCG, {smp} vCPU{'s' if smp > 1 else ''}, wall time")
-    lab_desc = f"kernel {kernel} ({debian.headers_release(kernel)}), {mode}"
+    lab_desc = f"kernel {kernel} ({kernel.kver}), {mode}"
     util.log(f"{kernel}: vfsfast-ab {' '.join(args)} ({mode})")
     res = guest.run_job(kernel, job_text(args, load_args, lab_desc), ko,
                         disk=guest.ext4_image() if disk else None, smp=smp,

@@ -10,41 +10,49 @@ import os
 import re
 import statistics
 
-from . import build, debian, guest, util
+from . import build, debian, guest, opts, util
 
 MODES = ["off", "on", "passthrough"]
 
-# What each benchmark measures: the guest job's workload set (tests/guest/
-# bench.sh), the knobs it switches together, and the operation named in
-# the table's title.
+# What each benchmark measures: the knobs it switches together (the
+# guest job's workload set, tests/guest/bench.sh, is theirs: opts.OPTS),
+# and the operation named in the table's title.
 BENCHES = {
-    "readlink": ("readlink", "readlink", "readlink(), instructions per call"),
-    "fsnotify": ("io", "fsnotify fsnotify_parent",
+    "readlink": (("readlink",), "readlink(), instructions per call"),
+    "fsnotify": (("fsnotify", "fsnotify_parent"),
                  "small I/O (1-byte pwrite/pread, pipe and socket write+read, "
                  "eventfd write+read), instructions per operation, and "
                  "hackbench -p -g 1 -f 4, instructions per message; knobs "
                  "fsnotify and fsnotify_parent together"),
-    "pseudo_nonotify": ("io", "pseudo_nonotify",
+    "pseudo_nonotify": (("pseudo_nonotify",),
                         "small I/O and hackbench as for fsnotify, knob pseudo_nonotify"),
-    "fsnotify_all": ("io", "fsnotify fsnotify_parent pseudo_nonotify",
+    "fsnotify_all": (("fsnotify", "fsnotify_parent", "pseudo_nonotify"),
                      "small I/O and hackbench as for fsnotify, knobs fsnotify, "
                      "fsnotify_parent and pseudo_nonotify together"),
-    "kernfs": ("kernfs", "kernfs",
+    "kernfs": (("kernfs",),
                "sysfs: stat() of a missing and of an existing attribute under "
                "/sys/devices/system/cpu/cpu0/topology, open/read/close of one "
                "attribute and of each in turn, instructions per operation"),
 }
 
 
+def bench_job(opt):
+    """(workload set, knobs) of a benchmark, as bench.sh reads them."""
+    knobs = BENCHES[opt][0]
+    return opts.workloads(knobs), " ".join(knobs)
+
+
 def run(kernel, opt, rounds, iterations, disk, backends=None):
-    debian.ensure_kernel(kernel)
+    """One kernel's benchmark (kernel: a kernel.Kernel); returns (data,
+    status line)."""
+    kernel.ensure()
     ko, log = build.dkms_install(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     job = open(os.path.join(util.repo_dir(), "tests/guest/bench.sh")).read()
     offered = build.expected_backends(kernel)
     backends = [b for b in (backends or offered) if b in offered]
-    workloads, knobs, _ = BENCHES[opt]
+    workloads, knobs = bench_job(opt)
     util.log(f"{kernel}: {opt} benchmark, backends {' '.join(backends)}, "
              f"{rounds} rounds x {iterations} calls")
     res = guest.run_job(kernel, job, ko, disk=disk, icount=True,
@@ -88,7 +96,7 @@ def _workload_key(w):
 
 def table(results, rounds, iterations, opt="readlink"):
     lines = [
-        f"{BENCHES[opt][2]} (qemu TCG, 1 vCPU, -icount shift=0; "
+        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0; "
         f"median of {rounds} interleaved rounds of {iterations} calls; spread = "
         f"(max-min)/median over the rounds)",
         "",
@@ -176,10 +184,12 @@ def recovery_table(rows):
 
 
 def main(kernels, opt, rounds, iterations, out=None, backends=None):
+    """`vfsfast-lab bench`: kernels are kernel.Kernel objects; the results
+    are keyed by their names (recovery() looks for legacy's)."""
     disk = guest.ext4_image()
     # Instruction counts do not depend on host load: run kernels side by side.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futs = {k: pool.submit(run, k, opt, rounds, iterations, disk, backends)
+        futs = {k.name: pool.submit(run, k, opt, rounds, iterations, disk, backends)
                 for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
     text = table(results, rounds, iterations, opt)

@@ -56,7 +56,7 @@ def chroot_lock(kernel):
     """Hold the kernel's chroot for one user at a time: two lab runs with
     different caches may share chroots (symlinked), and their /tmp trees
     and DKMS state inside them; kernels of one release share a chroot."""
-    with open(os.path.join(debian.chroot_dir(kernel), ".vfsfast-build.lock"), "w") as f:
+    with open(os.path.join(kernel.chroot_dir, ".vfsfast-build.lock"), "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         yield
 
@@ -70,12 +70,6 @@ def _exclusive(fn):
     return locked
 
 
-def build_dir(kernel):
-    d = os.path.join(util.cache_dir(), "build", debian.headers_release(kernel))
-    os.makedirs(d, exist_ok=True)
-    return d
-
-
 def _tmp(kernel, name):
     """A work path in /tmp of the kernel's chroot, per kernel: 6.1 and
     legacy share the bookworm chroot."""
@@ -85,10 +79,10 @@ def _tmp(kernel, name):
 def _chroot_sh(kernel, script):
     """Run a shell script in the kernel's chroot; returns the
     CompletedProcess (never dies)."""
-    root = debian.chroot_dir(kernel)
-    # The legacy kernel's command mounts what it needs privately.
-    with contextlib.nullcontext() if debian.is_built(kernel) else debian.mounted(root):
-        return subprocess.run(debian.chroot_argv(kernel, script),
+    root = kernel.chroot_dir
+    # A lab-built kernel's command mounts what it needs privately.
+    with contextlib.nullcontext() if kernel.built else debian.mounted(root):
+        return subprocess.run(kernel.chroot_argv(script),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, errors="replace",
                               env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
@@ -96,8 +90,8 @@ def _chroot_sh(kernel, script):
 
 def _remove_installed(kernel):
     """Forget earlier installs in the chroot, so exactly one result counts."""
-    root = debian.chroot_dir(kernel)
-    kver = debian.headers_release(kernel)
+    root = kernel.chroot_dir
+    kver = kernel.kver
     for old in glob.glob(os.path.join(root, f"lib/modules/{kver}/updates/**/vfsfast*.ko*"),
                          recursive=True):
         os.unlink(old)
@@ -110,8 +104,8 @@ def dkms_install(kernel):
     Returns (ko path, log); the .ko is an uncompressed copy of what DKMS
     installed, which is what the guest loads.
     """
-    root = debian.chroot_dir(kernel)
-    kver = debian.headers_release(kernel)
+    root = kernel.chroot_dir
+    kver = kernel.kver
     src = _tmp(kernel, "vfsfast-src")
     copy_sources(os.path.join(root, src.lstrip("/")))
     _remove_installed(kernel)
@@ -128,7 +122,7 @@ def dkms_install(kernel):
     found = glob.glob(os.path.join(root, f"lib/modules/{kver}/updates/dkms/vfsfast.ko*"))
     if len(found) != 1:
         return None, log + f"\ninstalled module not found: {found}"
-    out = os.path.join(build_dir(kernel), "vfsfast.ko")
+    out = os.path.join(kernel.build_dir, "vfsfast.ko")
     uncompressed_copy(found[0], out)
     return out, log
 
@@ -150,8 +144,8 @@ def make_w1(kernel, extra=""):
     Also builds the test-only modules of tests/modules against the same
     probe results; test_modules() returns them afterwards.
     """
-    root = debian.chroot_dir(kernel)
-    kver = debian.headers_release(kernel)
+    root = kernel.chroot_dir
+    kver = kernel.kver
     w1 = _tmp(kernel, "vfsfast-w1")
     tree = os.path.join(root, w1.lstrip("/"))
     copy_sources(tree)
@@ -199,7 +193,7 @@ TAIL_CALLS = {
 def tail_call_problems(kernel):
     """What in the last make_w1() build breaks TAIL_CALLS: a list of
     "function: call callee" or "function: no jmp to callee"."""
-    tree = os.path.join(debian.chroot_dir(kernel), _tmp(kernel, "vfsfast-w1").lstrip("/"))
+    tree = os.path.join(kernel.chroot_dir, _tmp(kernel, "vfsfast-w1").lstrip("/"))
     problems = []
     for obj, funcs in TAIL_CALLS.items():
         p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", os.path.join(tree, obj)],
@@ -250,7 +244,7 @@ def _oldsig_headers(kernel, dst):
     os.makedirs(os.path.join(dst, "linux"), exist_ok=True)
     problems = []
     for rel in ("fsnotify.h", "fsnotify_backend.h"):
-        text = _common_header(kernel, "linux/" + rel)
+        text = kernel.header_text("linux/" + rel)
         # Every call of the current signatures goes to a stand-in of that
         # signature, so the helpers compile and nothing else names them.
         text = re.sub(r"(?<![\w])(fsnotify|__fsnotify_parent)\(", r"vfsfast_new_\1(", text)
@@ -276,8 +270,8 @@ def make_oldsig(kernel):
 
     Returns (ok, log, probes header text, symbols of opt_fsnotify.o).
     """
-    root = debian.chroot_dir(kernel)
-    kver = debian.headers_release(kernel)
+    root = kernel.chroot_dir
+    kver = kernel.kver
     work = _tmp(kernel, "vfsfast-oldsig")
     tree = os.path.join(root, work.lstrip("/"))
     shutil.rmtree(tree, ignore_errors=True)
@@ -295,11 +289,11 @@ def make_oldsig(kernel):
 
 def system_map(kernel):
     """The kernel's System.map copied into its chroot (guest path), or None."""
-    src = glob.glob(os.path.join(debian.kernel_dir(kernel), "boot/System.map-*"))
+    src = kernel.system_map
     if not src:
         return None
     dst = _tmp(kernel, "System.map")
-    shutil.copyfile(src[0], os.path.join(debian.chroot_dir(kernel), dst.lstrip("/")))
+    shutil.copyfile(src, os.path.join(kernel.chroot_dir, dst.lstrip("/")))
     return dst
 
 
@@ -307,17 +301,17 @@ def system_map_has_symbols(kernel):
     """Whether the kernel's System.map is a real one (Debian ships a
     placeholder; the legacy build's is real), by the test scripts/vfsfast
     check uses."""
-    src = glob.glob(os.path.join(debian.kernel_dir(kernel), "boot/System.map-*"))
+    src = kernel.system_map
     if not src:
         return False
-    with open(src[0], errors="replace") as f:
+    with open(src, errors="replace") as f:
         return any(re.search(r" [Tt] _stext$", line) for line in f)
 
 
 @_exclusive
 def vfsfast_check(kernel, args):
     """`scripts/vfsfast check ARGS` in the release's chroot: (rc, output)."""
-    root = debian.chroot_dir(kernel)
+    root = kernel.chroot_dir
     check = _tmp(kernel, "vfsfast-check")
     copy_sources(os.path.join(root, check.lstrip("/")))
     p = _chroot_sh(kernel, f"rc=0; sh {check}/scripts/vfsfast check {args} || rc=$?; "
@@ -330,8 +324,8 @@ def vfsfast_check(kernel, args):
 @_exclusive
 def make_install(kernel):
     """`make install` into the chroot's /lib/modules; returns (ok, log)."""
-    root = debian.chroot_dir(kernel)
-    kver = debian.headers_release(kernel)
+    root = kernel.chroot_dir
+    kver = kernel.kver
     target = os.path.join(root, f"lib/modules/{kver}/updates/vfsfast.ko")
     _remove_installed(kernel)
     script = (f"make -C {_tmp(kernel, 'vfsfast-w1')} install KERNELRELEASE={kver} "
@@ -362,9 +356,9 @@ def test_modules(kernel):
     """{guest path: host path} of the test modules from the last make_w1()."""
     out = {}
     for name in TEST_MODULES:
-        src = os.path.join(debian.chroot_dir(kernel),
+        src = os.path.join(kernel.chroot_dir,
                            _tmp(kernel, "vfsfast-testmods").lstrip("/"), f"{name}.ko")
-        dst = os.path.join(build_dir(kernel), f"{name}.ko")
+        dst = os.path.join(kernel.build_dir, f"{name}.ko")
         shutil.copyfile(src, dst)
         out[f"/lab/{name}.ko"] = dst
     return out
@@ -376,7 +370,7 @@ def modinfo(ko, field):
 
 def kernel_config(kernel):
     """The CONFIG_ options of the kernel's headers, as a dict."""
-    path = os.path.join(debian.headers_dir(kernel), "include/config/auto.conf")
+    path = os.path.join(kernel.headers_dir, "include/config/auto.conf")
     conf = {}
     for line in open(path):
         m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
@@ -390,61 +384,14 @@ def expected_backends(kernel):
 
     Read from the configuration, independently of the module's compile
     probes, so that a test can compare the two.  A debug kernel is
-    expected to offer what its stock Debian kernel does (_expect_from()).
+    expected to offer what its stock Debian kernel does (Kernel.base), so
+    that a debug build which lost a backend fails instead of being
+    expected to.
     """
-    conf = kernel_config(_expect_from(kernel))
+    conf = kernel_config(kernel.base)
     out = []
     if conf.get("CONFIG_DYNAMIC_FTRACE_WITH_JMP") == "y":
         out.append("jmp")
     if conf.get("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS") == "y":
         out.append("direct")
     return out + ["ftrace"]
-
-
-def _common_header(kernel, rel):
-    """Text of include/<rel> in a kernel's headers ("" if absent)."""
-    path = debian.source_header(kernel, os.path.join("include", rel))
-    return open(path).read() if os.path.exists(path) else ""
-
-
-def _expect_from(kernel):
-    """The kernel whose configuration and headers the expectations below
-    are read from: for a debug kernel its stock Debian kernel (5.10-debug
-    is tested as 5.10, 6.12-debug as 6.12), so that a debug build which
-    lost a backend or an upstream change fails instead of being expected
-    to; every other kernel itself."""
-    return debian.base_kernel(kernel)
-
-
-# What each optimization's status line 2 says when the headers show the
-# kernel has it: plain greps, independent of the module's compile probes,
-# so that a test can compare the two.
-UPSTREAM_FSNOTIFY = "fsnotify.h helpers skip unwatched superblocks inline"
-UPSTREAM_PSEUDO = "FMODE_NONOTIFY for pseudo files (file_set_fsnotify_mode)"
-
-
-def upstream_readlink(kernel):
-    """What the kernel's own headers say about symlink length caching."""
-    text = _common_header(_expect_from(kernel), "linux/fs.h")
-    return "IOP_CACHED_LINK" if re.search(r"#define\s+IOP_CACHED_LINK\b", text) else "none"
-
-
-def upstream_fsnotify(kernel):
-    """Whether fsnotify.h's inline fsnotify_parent() checks the superblock."""
-    text = _common_header(_expect_from(kernel), "linux/fsnotify.h")
-    m = re.search(r"static inline int fsnotify_parent\(.*?\n}", text, re.S)
-    body = m.group(0) if m else ""
-    return UPSTREAM_FSNOTIFY if re.search(
-        r"s_fsnotify_connectors\)\s*==\s*0|fsnotify_sb_has_watchers\(", body) else "none"
-
-
-def upstream_kernfs(kernel):
-    """Whether kernfs.h's kernfs_elem_dir has the directory revision (5.15)."""
-    text = _common_header(_expect_from(kernel), "linux/kernfs.h")
-    m = re.search(r"struct kernfs_elem_dir \{.*?\n\};", text, re.S)
-    return "kernfs_elem_dir.rev" if m and re.search(r"\brev;", m.group(0)) else "none"
-
-
-def upstream_pseudo(kernel):
-    text = _common_header(_expect_from(kernel), "linux/fs.h")
-    return UPSTREAM_PSEUDO if "file_set_fsnotify_mode" in text else "none"

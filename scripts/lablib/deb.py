@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import threading
 
-from . import build, debian, util
+from . import build, debian, kernels, util
 
 BUILD_RELEASE = "bookworm"
 PACKAGES = ["vfsfast-dkms", "vfsfast-tools"]
@@ -58,10 +58,7 @@ def upstream_version(debian_version):
 
 def stock_kernel(release):
     """The lab's stock Debian kernel of a release, whose chroot it is."""
-    for k in debian.DEFAULT_KERNELS:
-        if debian.KERNELS[k]["release"] == release:
-            return k
-    util.die(f"no stock lab kernel for {release}")
+    return kernels.stock(release) or util.die(f"no stock lab kernel for {release}")
 
 
 def _sh(root, script):
@@ -114,7 +111,7 @@ def build_debs(release=BUILD_RELEASE, out=None, lintian=True):
     (default: the lab cache).  Returns (debs, log, lintian_ok, lintian_report):
     debs is {package: path}, empty if the build failed."""
     kernel = stock_kernel(release)
-    root = debian.ensure_chroot(kernel)
+    root = debian.ensure_chroot(release)
     out = out or os.path.join(util.cache_dir(), "deb", release)
     ver = build.version()
     work = "/tmp/vfsfast-deb"
@@ -206,7 +203,7 @@ def _overlay(kernel):
     """The kernel's release chroot with a throw-away overlay on top, its
     /proc, /sys and /dev mounted, and apt's downloads kept across runs
     (the second kernel's packages): yields the overlay's root."""
-    release = debian.KERNELS[kernel]["release"]
+    release = kernel.release
     base = os.path.join(util.cache_dir(), "deb-test", release)
     upper, work, root = (os.path.join(base, d) for d in ("upper", "work", "root"))
     archives = os.path.join(util.cache_dir(), "deb-test", f"apt-archives-{release}")
@@ -217,7 +214,7 @@ def _overlay(kernel):
         os.makedirs(d, exist_ok=True)
     try:
         util.run(["mount", "-t", "overlay", "overlay", "-o",
-                  f"lowerdir={debian.chroot_dir(kernel)},upperdir={upper},workdir={work}",
+                  f"lowerdir={kernel.chroot_dir},upperdir={upper},workdir={work}",
                   root])
         util.run(["mount", "--bind", archives, os.path.join(root, "var/cache/apt/archives")])
         with debian.mounted(root):
@@ -332,8 +329,8 @@ def package_tests(tally, kernel, lab_srcversion=None):
     a guest to boot, or None.  lab_srcversion: that of `make dkms-install`'s
     module for the same kernel, which the package's must equal.
     """
-    if debian.is_built(kernel):
-        release = debian.KERNELS[kernel]["release"]
+    if kernel.built:
+        release = kernel.release
         tally.note(f"[{kernel}] deb: the package tests run on {release}'s stock kernel, "
                    "not on a lab-built one")
         return None
@@ -343,8 +340,8 @@ def package_tests(tally, kernel, lab_srcversion=None):
         tally.record(False, f"{name} apt-get install of both packages: DKMS builds and installs "
                      "the module", "the packages did not build")
         return None
-    release = debian.KERNELS[kernel]["release"]
-    kver = debian.headers_release(kernel)
+    release = kernel.release
+    kver = kernel.kver
     util.log(f"{kernel}: package tests in an overlay of the {release} chroot")
     with build.chroot_lock(kernel), _overlay(kernel) as root:
         return _tests(tally, kernel, root, release, kver, debs, lab_srcversion)
@@ -386,7 +383,7 @@ def _tests(tally, kernel, root, release, kver, debs, lab_srcversion):
     ko = None
     srcversion = ""
     if len(mods) == 1:
-        ko = os.path.join(build.build_dir(kernel), "vfsfast-deb.ko")
+        ko = os.path.join(kernel.build_dir, "vfsfast-deb.ko")
         build.uncompressed_copy(mods[0], ko)
         srcversion = build.modinfo(ko, "srcversion")
     conf = os.path.join(root, f"usr/src/vfsfast-{build.version()}/dkms.conf")

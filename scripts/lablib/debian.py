@@ -12,62 +12,22 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
+from . import kernel as kernel_mod
 from . import util
 
-# One entry per lab kernel: the release that ships it and the compiler that
-# built it (the headers package depends on it, so apt installs it).
-# "legacy" is no Debian package: the lab builds it (legacy.py) from
-# bookworm's linux-source-6.1 with fsnotify as before Linux 5.8, in the
-# bookworm chroot with its gcc-12; "legacy-ref" is the same build without
-# the revert, the baseline legacy is measured against.  "5.10-debug" and
-# "6.12-debug" are built too (debugk.py): Debian's 5.10 and 6.12 from their
-# linux-source packages with KASAN, lockdep and the other checkers, each
-# tested as its "base" kernel.  None of these is among the defaults.
+# Debian's stock kernels: the release that ships each and the compiler
+# that built it (the headers package depends on it, so apt installs it).
+# The lab-built kernels (legacy.py, debugk.py) register themselves.
 KERNELS = {
     "5.10": {"release": "bullseye", "gcc": "gcc-10"},
     "6.1": {"release": "bookworm", "gcc": "gcc-12"},
     "6.12": {"release": "trixie", "gcc": "gcc-14"},
     "7.2": {"release": "sid", "gcc": "gcc"},
-    "legacy": {"release": "bookworm", "gcc": "gcc-12", "built": True},
-    "legacy-ref": {"release": "bookworm", "gcc": "gcc-12", "built": True},
-    "5.10-debug": {"release": "bullseye", "gcc": "gcc-10", "built": True, "debug": True,
-                   "base": "5.10"},
-    "6.12-debug": {"release": "trixie", "gcc": "gcc-14", "built": True, "debug": True,
-                   "base": "6.12"},
 }
 
 # What `--kernels` means when not given: Debian's own kernels.
-DEFAULT_KERNELS = ["5.10", "6.1", "6.12", "7.2"]
-
-
-def is_built(kernel):
-    """True for a kernel the lab compiles itself (legacy, the debug
-    kernels) rather than downloads from Debian."""
-    return KERNELS[kernel].get("built", False)
-
-
-def is_debug(kernel):
-    """True for a lab-built debug kernel (KASAN, lockdep): slower guests."""
-    return KERNELS[kernel].get("debug", False)
-
-
-def base_kernel(kernel):
-    """The kernel whose expectations a kernel's tests share: a debug
-    kernel's stock Debian kernel ("5.10-debug" -> "5.10"), else itself."""
-    return KERNELS[kernel].get("base", kernel)
-
-
-def _builder(kernel):
-    """The module that builds a lab-built kernel: debugk for the debug
-    kernels, legacy for legacy and legacy-ref.  Imported here, not at the
-    top: both import this module."""
-    if is_debug(kernel):
-        from . import debugk
-        return debugk
-    from . import legacy
-    return legacy
+DEFAULT_KERNELS = list(KERNELS)
 
 MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
 
@@ -86,8 +46,7 @@ Dpkg::Use-Pty "false";
 """
 
 
-def chroot_dir(kernel):
-    return os.path.join(util.cache_dir(), "chroots", KERNELS[kernel]["release"])
+chroot_dir = kernel_mod.chroot_dir
 
 
 @contextlib.contextmanager
@@ -121,10 +80,10 @@ def in_chroot(root, script, **kw):
     return util.run(["chroot", root, "/bin/sh", "-ec", script], env=env, **kw)
 
 
-def ensure_chroot(kernel):
-    """Create (or reuse) the build chroot of a kernel's release."""
-    release = KERNELS[kernel]["release"]
-    root = chroot_dir(kernel)
+def ensure_chroot(release):
+    """Create (or reuse) the build chroot of a release (a Kernel's
+    .release); returns its path."""
+    root = chroot_dir(release)
     stamp = os.path.join(root, ".vfsfast-ready")
     if os.path.exists(stamp):
         # The stamp lists what was installed: top up an older chroot.
@@ -160,8 +119,8 @@ def _apt_install(root, packages, stamp):
 def chroot_programs(kernel, programs):
     """{guest path: host path} for dynamically linked programs of a
     release's chroot and every library they load (ldd), so the guest can
-    run the release's own build of them."""
-    root = chroot_dir(kernel)
+    run the release's own build of them.  kernel: a kernel.Kernel."""
+    root = kernel.chroot_dir
     files = {}
     for prog in programs:
         files[prog] = os.path.join(root, prog.lstrip("/"))
@@ -184,161 +143,84 @@ def _in_root(root, path):
     util.die(f"{path}: too many symbolic links in {root}")
 
 
-def headers_release(kernel):
-    """The kernel release string (uname -r) whose headers the chroot has."""
-    if is_built(kernel):
-        return _builder(kernel).release(kernel)
-    root = chroot_dir(kernel)
-    found = sorted(
-        os.path.basename(p)[len("linux-headers-"):]
-        for p in glob.glob(os.path.join(root, "usr/src/linux-headers-*-amd64")))
-    if len(found) != 1:
-        util.die(f"{kernel}: expected one amd64 headers tree in {root}, found {found}")
-    return found[0]
+class DebianKind(kernel_mod.Kind):
+    """Debian's stock kernels: the image package unpacked into
+    <cache>/kernels/<release>, the headers installed by apt in the
+    release's chroot."""
 
+    def release(self, k):
+        found = sorted(
+            os.path.basename(p)[len("linux-headers-"):]
+            for p in glob.glob(os.path.join(k.chroot_dir, "usr/src/linux-headers-*-amd64")))
+        if len(found) != 1:
+            util.die(f"{k}: expected one amd64 headers tree in {k.chroot_dir}, found {found}")
+        return found[0]
 
-def kernel_dir(kernel):
-    if is_built(kernel):
-        return _builder(kernel).kernel_dir(kernel)
-    return os.path.join(util.cache_dir(), "kernels", headers_release(kernel))
+    def kernel_dir(self, k):
+        return os.path.join(util.cache_dir(), "kernels", k.kver)
 
+    cache_dir = kernel_dir
 
-def headers_dir(kernel):
-    """Host path of the tree the module builds against (KDIR)."""
-    if is_built(kernel):
-        return _builder(kernel).src_dir(kernel)
-    return os.path.join(chroot_dir(kernel), "usr/src", f"linux-headers-{headers_release(kernel)}")
+    def headers_dir(self, k):
+        return os.path.join(k.chroot_dir, "usr/src", f"linux-headers-{k.kver}")
 
+    def source_header(self, k, rel):
+        """In Debian's -common headers package."""
+        return os.path.join(k.chroot_dir, "usr/src",
+                            f"linux-headers-{k.kver.rsplit('-', 1)[0]}-common", rel)
 
-def source_header(kernel, rel):
-    """Host path of a kernel source header (e.g. include/linux/fs.h): in
-    Debian's -common headers package, or in a lab-built kernel's tree."""
-    if is_built(kernel):
-        return os.path.join(headers_dir(kernel), rel)
-    kver = headers_release(kernel)
-    return os.path.join(chroot_dir(kernel), "usr/src",
-                        f"linux-headers-{kver.rsplit('-', 1)[0]}-common", rel)
+    def chroot_argv(self, k, script):
+        """Run it inside mounted(k.chroot_dir)."""
+        return ["chroot", k.chroot_dir, "/bin/sh", "-ec", script]
 
+    def ensure(self, k):
+        """Download and unpack the stock kernel image and modules of a release.
 
-def chroot_argv(kernel, script):
-    """argv running `sh -ec script` in the kernel's chroot.  Run a Debian
-    kernel's inside mounted(); a lab-built kernel's mounts what it needs,
-    its tree included, privately (legacy.chroot_argv, debugk.chroot_argv)."""
-    if is_built(kernel):
-        return _builder(kernel).chroot_argv(chroot_dir(kernel), script, kernel)
-    return ["chroot", chroot_dir(kernel), "/bin/sh", "-ec", script]
-
-
-def ensure_kernel(kernel):
-    """Download and unpack the stock kernel image and modules of a release.
-
-    Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
-    The lab-built kernels are built instead (legacy.ensure(kernel),
-    debugk.ensure(kernel)), into the same layout.
-    """
-    if is_built(kernel):
-        return _builder(kernel).ensure(kernel)
-    root = ensure_chroot(kernel)
-    kver = headers_release(kernel)
-    kdir = kernel_dir(kernel)
-    stamp = os.path.join(kdir, ".vfsfast-ready")
-    if os.path.exists(stamp):
+        Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
+        """
+        root = ensure_chroot(k.release)
+        kver = k.kver
+        kdir = k.kernel_dir
+        stamp = os.path.join(kdir, ".vfsfast-ready")
+        if os.path.exists(stamp):
+            return kdir
+        if os.path.exists(kdir):
+            shutil.rmtree(kdir)
+        util.log(f"{k}: downloading linux-image {kver}")
+        # The image package of 7.2 is a stub depending on linux-binary-* and
+        # linux-modules-*; the older releases ship everything in one package.
+        # Debian's unsigned image has the same kernel as the signed one.
+        script = f"""
+            rm -rf /var/tmp/vfsfast-kernel && mkdir -p /var/tmp/vfsfast-kernel
+            cd /var/tmp/vfsfast-kernel
+            img=linux-image-{kver}-unsigned
+            apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}
+            pkgs="$img $(apt-cache depends "$img" | sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')"
+            apt-get download -q $pkgs
+            ls *.deb
+        """
+        with mounted(root):
+            in_chroot(root, script, quiet=True)
+        debs = glob.glob(os.path.join(root, "var/tmp/vfsfast-kernel/*.deb"))
+        if not debs:
+            util.die(f"{k}: no kernel packages were downloaded")
+        os.makedirs(kdir)
+        for deb in debs:
+            util.run(["dpkg-deb", "-x", deb, kdir])
+        shutil.rmtree(os.path.join(root, "var/tmp/vfsfast-kernel"))
+        if not k.image:
+            util.die(f"{k}: no vmlinuz in {debs}")
+        open(stamp, "w").close()
         return kdir
-    if os.path.exists(kdir):
-        shutil.rmtree(kdir)
-    util.log(f"{kernel}: downloading linux-image {kver}")
-    # The image package of 7.2 is a stub depending on linux-binary-* and
-    # linux-modules-*; the older releases ship everything in one package.
-    # Debian's unsigned image has the same kernel as the signed one.
-    script = f"""
-        rm -rf /var/tmp/vfsfast-kernel && mkdir -p /var/tmp/vfsfast-kernel
-        cd /var/tmp/vfsfast-kernel
-        img=linux-image-{kver}-unsigned
-        apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}
-        pkgs="$img $(apt-cache depends "$img" | sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')"
-        apt-get download -q $pkgs
-        ls *.deb
-    """
-    with mounted(root):
-        in_chroot(root, script, quiet=True)
-    debs = glob.glob(os.path.join(root, "var/tmp/vfsfast-kernel/*.deb"))
-    if not debs:
-        util.die(f"{kernel}: no kernel packages were downloaded")
-    os.makedirs(kdir)
-    for deb in debs:
-        util.run(["dpkg-deb", "-x", deb, kdir])
-    shutil.rmtree(os.path.join(root, "var/tmp/vfsfast-kernel"))
-    if not _find(kdir, ["boot/vmlinuz-*", "usr/lib/modules/*/vmlinuz"]):
-        util.die(f"{kernel}: no vmlinuz in {debs}")
-    open(stamp, "w").close()
-    return kdir
 
 
-def _find(kdir, patterns):
-    for pat in patterns:
-        hits = glob.glob(os.path.join(kdir, pat))
-        if hits:
-            return hits[0]
-    return None
-
-
-# 7.2 moved the image and its config into /usr/lib/modules/<release>/.
-def vmlinuz(kernel):
-    return _find(kernel_dir(kernel), ["boot/vmlinuz-*", "usr/lib/modules/*/vmlinuz"])
-
-
-def modules_dir(kernel):
-    kver = headers_release(kernel)
-    return _find(kernel_dir(kernel), [f"lib/modules/{kver}", f"usr/lib/modules/{kver}"])
-
-
-def kconfig(kernel):
-    path = _find(kernel_dir(kernel), ["boot/config-*", "usr/lib/modules/*/config"])
-    conf = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("CONFIG_"):
-                k, _, v = line.strip().partition("=")
-                conf[k] = v
-    return conf
+KIND = DebianKind()
+for _name, _facts in KERNELS.items():
+    kernel_mod.register(kernel_mod.Kernel(_name, _facts["release"], _facts["gcc"], KIND))
 
 
 def setup(kernels):
+    """`vfsfast-lab setup`: each kernel ready (chroot, image, headers)."""
     for k in kernels:
-        ensure_kernel(k)
-        util.log(f"{k}: ready: {headers_release(k)} in {chroot_dir(k)}")
-
-
-if __name__ == "__main__":
-    setup(sys.argv[1:] or DEFAULT_KERNELS)
-
-
-CHECKPATCH_FILES = ["scripts/checkpatch.pl", "scripts/spelling.txt",
-                    "scripts/const_structs.checkpatch"]
-
-
-def checkpatch():
-    """checkpatch.pl and its data files, from bookworm's linux-source-6.1.
-
-    Only the kernel source tarball ships them, not the headers packages.
-    """
-    d = os.path.join(util.cache_dir(), "checkpatch")
-    script = os.path.join(d, "scripts/checkpatch.pl")
-    if os.path.exists(script):
-        return script
-    root = ensure_chroot("6.1")
-    with mounted(root):
-        in_chroot(root, "rm -rf /var/tmp/ls && mkdir -p /var/tmp/ls && cd /var/tmp/ls && "
-                  "apt-get download -q linux-source-6.1", quiet=True)
-    deb = glob.glob(os.path.join(root, "var/tmp/ls/linux-source-6.1_*.deb"))[0]
-    tmp = d + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    members = " ".join(f"linux-source-6.1/{f}" for f in CHECKPATCH_FILES)
-    util.run(["sh", "-ec", f"dpkg-deb --fsys-tarfile '{deb}' | "
-              "tar -xO ./usr/src/linux-source-6.1.tar.xz | "
-              f"tar -xJ -C '{tmp}' --strip-components=1 {members}"])
-    shutil.rmtree(os.path.join(root, "var/tmp/ls"))
-    shutil.rmtree(d, ignore_errors=True)
-    os.rename(tmp, d)
-    return script
+        k.ensure()
+        util.log(f"{k}: ready: {k.kver} in {k.chroot_dir}")

@@ -7,7 +7,7 @@ linux-source package (bullseye's linux-source-5.10, trixie's
 linux-source-6.12), fetched with apt inside the release's chroot, compiled
 there by the release's gcc (gcc-10, gcc-14), and laid out so that the rest
 of the lab uses it as a kernel name.  Its suite expectations are those of
-its base kernel (debian.base_kernel()): 5.10-debug is tested as 5.10,
+its base kernel (Kernel.base): 5.10-debug is tested as 5.10,
 6.12-debug as 6.12.
 
 Configuration: the stock Debian kernel's own config-* (the image the lab
@@ -79,7 +79,7 @@ import os
 import shutil
 import time
 
-from . import debian, kbuild, legacy, util
+from . import debian, kbuild, kernel, legacy, util
 
 # name -> the stock kernel it is, its source package and release suffix,
 # and what only that version has.
@@ -150,18 +150,15 @@ def disable_list(name):
 FAMILY = kbuild.Family(VARIANTS, "debug", BUILD_PACKAGES, lambda name: ensure(name),
                        "120-150 MB")
 
-# What debian.py calls on the module of a lab-built kernel (its
-# _builder()); chroot_argv is debian.chroot_argv() for the debug kernels.
-src_dir, kernel_dir = FAMILY.src_dir, FAMILY.kernel_dir
-stamp, release, chroot_argv = FAMILY.stamp, FAMILY.release, FAMILY.chroot_argv
+src_dir = FAMILY.src_dir
 
 
 def base_config(name):
     """Host path of the stock Debian kernel's config-* (downloaded first if
     need be): where the configuration starts."""
-    base = _variant(name)["base"]
-    debian.ensure_kernel(base)
-    found = glob.glob(os.path.join(debian.kernel_dir(base), "boot/config-*"))
+    base = kernel.get(_variant(name)["base"])
+    base.ensure()
+    found = glob.glob(os.path.join(base.kernel_dir, "boot/config-*"))
     if len(found) != 1:
         util.die(f"{name}: expected one config-* of {base}, found {found}")
     return found[0]
@@ -211,7 +208,7 @@ def _check_config(path, name):
 def ensure(name):
     """Make sure the kernel is built for the current recipe; returns
     kernel_dir(name).  Idempotent: a matching stamp means nothing to do."""
-    root = debian.ensure_chroot(name)
+    root = debian.ensure_chroot(kernel.get(name).release)
     config = base_config(name)
     want = recipe_hash(name, config)
     return FAMILY.ensure(name, root, want, lambda: _build(root, name, config, want))
@@ -257,3 +254,13 @@ def _build(root, name, config, want):
                           {"hash": want, "release": kver, "source": os.path.basename(deb),
                            "base_config": os.path.basename(config), "modules": modules,
                            "prepare_wall_s": round(prep)})
+
+
+# Each is built in its base kernel's chroot, by that kernel's compiler, and
+# tested as that kernel (Kernel.base), with the debug guests' memory and
+# timeouts (Kernel.debug).
+KIND = kbuild.BuiltKind(FAMILY, ensure)
+for _name, _v in VARIANTS.items():
+    _base = kernel.get(_v["base"])
+    kernel.register(kernel.Kernel(_name, _base.release, _base.gcc, KIND,
+                                  base_name=_base.name, debug=True))

@@ -6,7 +6,7 @@ import re
 import subprocess
 import tempfile
 
-from . import build, debian, ext4img, util, vm
+from . import build, ext4img, opts, util, vm
 
 GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas", "kfs",
                   "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch", "evdiff"]
@@ -59,7 +59,7 @@ def latency_programs(src, out):
 def abi_entries():
     """(mode, path relative to /sys/kernel/vfsfast) per documented file."""
     text = open(os.path.join(util.repo_dir(), ABI_DOC)).read()
-    entries, opts = [], []
+    entries, names = [], []
     for block in text.split("What:")[1:]:
         path = block.split()[0]
         m = re.search(r"\(mode (\d+)\)", block)
@@ -69,8 +69,8 @@ def abi_entries():
         entries.append((m.group(1).lstrip("0"), rel))
         o = re.search(r"Optimizations:\s*([^\n(]+)", block)
         if o:
-            opts = o.group(1).split()
-    return entries, opts
+            names = o.group(1).split()
+    return entries, names
 
 
 class Disk:
@@ -116,8 +116,10 @@ def evdiff_image():
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None,
             append=""):
-    """Boot kernel with vfsfast's .ko and the test programs; run job text."""
-    entries, opts = abi_entries()
+    """Boot kernel (a kernel.Kernel) with vfsfast's .ko and the test
+    programs; run job text.  The guest's environment (/lab/env.sh) holds
+    the kernel's facts and expectations, env on top."""
+    entries, abi_opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
     os.close(fd)
     jobs_dir = tempfile.mkdtemp(prefix="vfsfast-job-")
@@ -142,17 +144,15 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         files["/lab/evdiff-ext4.img.gz"] = evdiff_image()
         files.update(extra_files or {})
         genv = {
-            "VFSFAST_KVER": debian.headers_release(kernel),
-            "VFSFAST_KERNEL": kernel,
+            "VFSFAST_KVER": kernel.kver,
+            "VFSFAST_KERNEL": kernel.name,
             "VFSFAST_VERSION": build.version(),
             "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
-            "VFSFAST_EXPECT_UPSTREAM_READLINK": build.upstream_readlink(kernel),
-            "VFSFAST_EXPECT_UPSTREAM_FSNOTIFY": build.upstream_fsnotify(kernel),
-            "VFSFAST_EXPECT_UPSTREAM_PSEUDO": build.upstream_pseudo(kernel),
-            "VFSFAST_EXPECT_UPSTREAM_KERNFS": build.upstream_kernfs(kernel),
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
-            "VFSFAST_ABI_OPTS": " ".join(opts),
+            "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }
+        # VFSFAST_EXPECT_UPSTREAM_* and the rest generated from opts.OPTS.
+        genv.update(opts.guest_env(kernel))
         if disk and icount:
             # With -icount sleep=off an idle guest's clock races ahead of
             # the host's I/O thread: a virtio read looks like minutes of

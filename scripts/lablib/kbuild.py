@@ -13,6 +13,9 @@ Everything lives in <cache>/<name>:
                            boot/config-<release>, lib/modules/<release>/
   build.log, .vfsfast-ready (a JSON stamp: recipe hash, release, timings)
 
+kbuild.BuiltKind is what their Kernel objects (kernel.py) forward to: the
+paths above and the build.
+
 Inside the release's chroot the tree appears as
 /usr/src/linux-headers-<release>, bind-mounted in a private mount namespace
 for each command (Family.chroot_argv()), so nothing is mounted where other
@@ -29,7 +32,7 @@ import shutil
 import subprocess
 import time
 
-from . import util
+from . import kernel, util
 
 
 def headers_in_chroot(kver):
@@ -281,3 +284,38 @@ class Family:
                            jobs=jobs, date=time.strftime("%Y-%m-%d %H:%M:%S")), f)
             f.write("\n")
         return kdir
+
+
+class BuiltKind(kernel.Kind):
+    """The kind of the lab-built kernels (kernel.Kind): paths from their
+    Family, and ensure(name), the module's own build, for what is missing.
+    Their chroot commands mount what they need privately
+    (Family.chroot_argv), so callers need no debian.mounted()."""
+
+    built = True
+
+    def __init__(self, family, ensure):
+        self.family = family
+        self._ensure = ensure
+
+    def ensure(self, k):
+        return self._ensure(k.name)
+
+    def release(self, k):
+        return self.family.release(k.name)
+
+    def kernel_dir(self, k):
+        return self.family.kernel_dir(k.name)
+
+    def headers_dir(self, k):
+        return self.family.src_dir(k.name)
+
+    def source_header(self, k, rel):
+        """In the built tree (which is also the headers)."""
+        return os.path.join(self.family.src_dir(k.name), rel)
+
+    def chroot_argv(self, k, script):
+        return self.family.chroot_argv(k.chroot_dir, script, k.name)
+
+    def cache_dir(self, k):
+        return self.family.dir(k.name)

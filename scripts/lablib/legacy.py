@@ -5,7 +5,7 @@ revert, to subtract from it.
 Debian no longer ships 4.19 or 5.4, whose fsnotify hooks have none of the
 fast paths later kernels added for the case where nobody watches.  This
 builds one: bookworm's linux-source-6.1 (fetched with apt inside the
-bookworm chroot, as debian.checkpatch() does), patched with
+bookworm chroot, as style.checkpatch() does), patched with
 tests/legacy/fsnotify-pre-5.8.patch, configured from x86_64_defconfig plus
 what the lab needs (everything the guest uses built in), and compiled in
 the bookworm chroot by its gcc-12.
@@ -31,9 +31,11 @@ import hashlib
 import json
 import os
 
-from . import kbuild, util
+from . import debian, kbuild, kernel, util
 
+# Both are built in the bookworm chroot by its gcc-12.
 RELEASE = "bookworm"
+GCC = "gcc-12"
 SOURCE_PACKAGE = "linux-source-6.1"
 
 # name -> the patch applied to the source (or None), the release suffix
@@ -98,10 +100,7 @@ CONFIG_DISABLE = [
 FAMILY = kbuild.Family(VARIANTS, "legacy", BUILD_PACKAGES, lambda name: ensure(name),
                        "about 140 MB", label="legacy")
 
-# What debian.py calls on the module of a lab-built kernel (its
-# _builder()); chroot_argv is debian.chroot_argv() for the legacy kernels.
-src_dir, kernel_dir = FAMILY.src_dir, FAMILY.kernel_dir
-stamp, release, chroot_argv = FAMILY.stamp, FAMILY.release, FAMILY.chroot_argv
+src_dir, chroot_argv = FAMILY.src_dir, FAMILY.chroot_argv
 
 
 def recipe_hash(name):
@@ -146,9 +145,8 @@ def _check_config(path, name):
 def ensure(name):
     """Make sure the kernel is built for the current recipe; returns
     kernel_dir(name).  Idempotent: a matching stamp means nothing to do."""
-    from . import debian
     want = recipe_hash(name)
-    root = debian.ensure_chroot(name)
+    root = debian.ensure_chroot(RELEASE)
     return FAMILY.ensure(name, root, want, lambda: _build(root, name, want))
 
 
@@ -169,3 +167,8 @@ def _build(root, name, want):
     return FAMILY.compile(root, name, kver, log,
                           "about 17 CPU-minutes, 30 minutes of wall time on 2 busy CPUs",
                           {"hash": want, "release": kver, "source": os.path.basename(deb)})
+
+
+KIND = kbuild.BuiltKind(FAMILY, ensure)
+for _name in VARIANTS:
+    kernel.register(kernel.Kernel(_name, RELEASE, GCC, KIND))

@@ -5,12 +5,13 @@ Prints one KTAP-like line per test as it finishes and ends with the line
 """
 
 import concurrent.futures
+import dataclasses
 import os
 import re
 import shutil
 import subprocess
 
-from . import build, deb, debian, guest, util, vm
+from . import build, deb, debian, guest, opts, style, util
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_fsnotify", "t_evdiff", "t_kernfs", "t_conflict",
                "t_livepatch", "t_backend", "t_bpf", "t_toggle", "t_unload", "t_stress", "t_ab"]
@@ -60,12 +61,6 @@ class Tally:
         for name in self.failures:
             print(f"# FAILED: {name}")
         print(f"{self.passed} passed, {self.failed} failed", flush=True)
-
-
-def log_dir(kernel):
-    d = os.path.join(util.cache_dir(), "logs", kernel)
-    os.makedirs(d, exist_ok=True)
-    return d
 
 
 def warnings_in(log):
@@ -118,7 +113,7 @@ class Prefixed:
 def deb_smoke(tally, kernel, ko, env):
     """Boot the kernel with the module built from the package: t_load."""
     res = guest.run_job(kernel, DEB_SMOKE_JOB, ko, env=env, timeout=600,
-                        keep_dir=os.path.join(log_dir(kernel), "deb"))
+                        keep_dir=os.path.join(kernel.log_dir, "deb"))
     util.log(f"{kernel}: package smoke guest finished in {res.seconds:.0f}s")
     record_guest(Prefixed(tally, kernel, "deb: "), kernel, res, "t_load with the package's module")
 
@@ -141,8 +136,27 @@ def oldsig_check(tally, kernel):
                  f"probes {sorted(have)}; symbols {syms[-200:]}")
 
 
-def run_kernel(tally, kernel, disk, env, only=None):
-    debian.ensure_kernel(kernel)
+class Expectations:
+    """What the suite expects of a kernel, read from its base kernel's
+    configuration and headers (build.expected_backends(), opts.OPTS),
+    independently of the module's compile probes, so that the module's
+    answers are tested rather than repeated."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.backends = build.expected_backends(kernel)
+
+    def check_lines(self, found):
+        """`vfsfast check`'s lines for the backends and each optimization
+        (modinfo's functions= and upstream= tags, opts.Opt.check_line())."""
+        return ([f"backends: {' '.join(self.backends)}"] +
+                opts.check_lines(self.kernel, found))
+
+
+def build_checks(tally, kernel):
+    """The W=1 and sparse build, its tail calls, and the compile-only
+    pre-5.9 fsnotify build.  Returns whether the W=1 build (which also
+    builds the test modules) succeeded."""
     ok, log = build.make_w1(kernel, "C=2")
     w = warnings_in(log)
     tally.record(ok and not w, f"[{kernel}] W=1 build, sparse (C=2): no warnings",
@@ -152,7 +166,27 @@ def run_kernel(tally, kernel, disk, env, only=None):
                  "tail calls (objdump): nothing of vfsfast on the stack there",
                  "; ".join(bad[:4]))
     oldsig_check(tally, kernel)
-    kver = debian.headers_release(kernel)
+    return ok
+
+
+# Headers whose build fails, as a new kernel vfsfast does not support would.
+BROKEN_HEADERS = "/tmp/broken-headers"
+BROKEN_HEADERS_MAKEFILE = "modules:\n\t@echo 'error: this kernel breaks vfsfast'; false\n"
+
+
+def broken_headers(kernel):
+    """Write BROKEN_HEADERS (a Makefile that fails) into the kernel's
+    chroot; returns its path there."""
+    d = os.path.join(kernel.chroot_dir, BROKEN_HEADERS.lstrip("/"))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write(BROKEN_HEADERS_MAKEFILE)
+    return BROKEN_HEADERS
+
+
+def check_command_checks(tally, kernel, expect):
+    """`vfsfast check` on the kernel's headers, on none, on broken ones."""
+    kver = kernel.kver
     # Debian's System.map is a placeholder: the check must say so, not
     # guess.  The legacy kernel's, from its own build, is real: the check
     # must find the function there.
@@ -160,25 +194,7 @@ def run_kernel(tally, kernel, disk, env, only=None):
     found = "present" if build.system_map_has_symbols(kernel) else "unchecked"
     rc, out = build.vfsfast_check(kernel, f"--kernel {kver}" +
                                   (f" --system-map {smap}" if smap else ""))
-    want = [f"backends: {' '.join(build.expected_backends(kernel))}",
-            f"readlink: functions vfs_readlink:{found}; upstream: "
-            f"{build.upstream_readlink(kernel)}; enable=auto: "
-            f"{'on' if build.upstream_readlink(kernel) == 'none' else 'off'}"]
-    fsn = "none" if build.upstream_fsnotify(kernel) == "none" else "inline-superblock-check"
-    for opt, fn in (("fsnotify", "fsnotify"), ("fsnotify_parent", "__fsnotify_parent")):
-        want.append(f"{opt}: functions {fn}:{found}; upstream: {fsn}; enable=auto: "
-                    f"{'on' if fsn == 'none' else 'off'}")
-    pseudo = "none" if build.upstream_pseudo(kernel) == "none" else "file_set_fsnotify_mode"
-    want.append(f"pseudo_nonotify: functions alloc_file_pseudo:{found}; upstream: {pseudo}; "
-                "enable=auto: off (opt-in)")
-    kfs = build.upstream_kernfs(kernel)
-    want.append("kernfs: functions " + " ".join(
-        f"{fn}:{found}" for fn in ("kernfs_add_one", "kernfs_activate", "kernfs_rename_ns",
-                                   "kernfs_setattr", "kernfs_iop_setattr", "kernfs_iop_lookup",
-                                   "kernfs_dop_revalidate", "kernfs_iop_permission",
-                                   "kernfs_iop_getattr")) +
-        f"; upstream: {kfs}; enable=auto: {'on' if kfs == 'none' else 'off'}")
-    missing = [w for w in want if w not in out.splitlines()]
+    missing = [w for w in expect.check_lines(found) if w not in out.splitlines()]
     tally.record(rc == 0 and not missing,
                  f"[{kernel}] vfsfast check --kernel {kver}: builds, backends and "
                  "optimizations as the kernel's config and headers say",
@@ -187,17 +203,17 @@ def run_kernel(tally, kernel, disk, env, only=None):
     tally.record(rc == 2 and "no kernel headers for no-such-kernel" in out,
                  f"[{kernel}] vfsfast check: a kernel without headers is exit 2, named",
                  f"rc={rc}: {out[-200:]}")
-    # Headers whose build fails, as a new kernel vfsfast does not support
-    # would: exit 1, said plainly, with the build log's end.
-    broken = os.path.join(debian.chroot_dir(kernel), "tmp/broken-headers")
-    os.makedirs(broken, exist_ok=True)
-    with open(os.path.join(broken, "Makefile"), "w") as f:
-        f.write("modules:\n\t@echo 'error: this kernel breaks vfsfast'; false\n")
-    rc, out = build.vfsfast_check(kernel, "--kernel 99.0-new --kdir /tmp/broken-headers")
+    # Exit 1, said plainly, with the build log's end.
+    rc, out = build.vfsfast_check(kernel, f"--kernel 99.0-new --kdir {broken_headers(kernel)}")
     tally.record(rc == 1 and "does NOT build for 99.0-new" in out and
                  "error: this kernel breaks vfsfast" in out,
                  f"[{kernel}] vfsfast check: headers that fail to build are exit 1, "
                  "with the reason", f"rc={rc}: {out[-300:]}")
+
+
+def install_checks(tally, kernel):
+    """`make install` and `make dkms-install`; returns the DKMS-installed
+    module (host path) the guests load, or None."""
     inst, log = build.make_install(kernel)
     tally.record(inst, f"[{kernel}] make install puts vfsfast.ko in updates/, vfsfast and vfsfast-ab in "
                  "/usr/local/sbin, vfsfast-ab's statistics and C workloads in /usr/local",
@@ -205,68 +221,103 @@ def run_kernel(tally, kernel, disk, env, only=None):
     ko, log = build.dkms_install(kernel)
     tally.record(ko is not None, f"[{kernel}] make dkms-install (dkms add/build/install)",
                  "" if ko else log[-400:].replace("\n", " | "))
-    with open(os.path.join(log_dir(kernel), "dkms.log"), "w") as f:
+    with open(os.path.join(kernel.log_dir, "dkms.log"), "w") as f:
         f.write(log)
-    # The .debs as a fleet installs them, in an overlay of the chroot.
-    if not only or "deb" in only:
-        lab_srcversion = build.modinfo(ko, "srcversion") if ko else None
-        deb_ko = deb.package_tests(tally, kernel, lab_srcversion)
-        if deb_ko:
-            deb_smoke(tally, kernel, deb_ko, env)
-    if not ko:
-        return
-    # The whole suite once per backend the kernel offers, each forced.
-    backends = build.expected_backends(kernel)
-    tests = [t for t in GUEST_TESTS if not only or t in only]
+    return ko
+
+
+def package_checks(tally, kernel, ko, env):
+    """The .debs as a fleet installs them, in an overlay of the chroot,
+    then a guest with the module DKMS built from them."""
+    lab_srcversion = build.modinfo(ko, "srcversion") if ko else None
+    deb_ko = deb.package_tests(tally, kernel, lab_srcversion)
+    if deb_ko:
+        deb_smoke(tally, kernel, deb_ko, env)
+
+
+def suite_job(tests, sig_enforce):
+    """The main guest's job: every test group once per backend the kernel
+    offers ($VFSFAST_BACKENDS_EXPECT, each forced), timed; then
+    sig_enforce.sh, last: enforcement can be switched on at run time but
+    never off."""
     job = "for VFSFAST_BACKEND in $VFSFAST_BACKENDS_EXPECT; do\n" + "".join(
         f'  t0=$(date +%s); . /lab/{t}.sh; note "$VFSFAST_BACKEND: {t}: $(($(date +%s) - t0))s"\n'
         for t in tests) + "done\n"
-    if not only or "sig_enforce" in only:
-        # Last: enforcement can be switched on at run time but never off.
+    if sig_enforce:
         job += "VFSFAST_BACKEND=\n. /lab/sig_enforce.sh\n"
-    util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
-             f"backends {' '.join(backends)}")
-    extra = build.test_modules(kernel) if ok else {}
-    extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
+    return job
+
+
+@dataclasses.dataclass
+class GuestRun:
+    """One guest boot of the suite: the job it runs and how.
+
+    what: the name its results carry ("[K] what: guest ran to completion");
+    keep: the subdirectory of the kernel's log directory its console goes
+    to ("" for the directory itself); with_files: the disk, the test
+    modules and stress-ng come with it (the icount guest has none);
+    label: what the progress log calls it."""
+    what: str
+    job: str
+    timeout: int
+    keep: str = ""
+    smp: int = 2
+    icount: bool = False
+    with_files: bool = True
+    label: str = "guest"
+
+
+def guest_runs(tests, only, backends, env):
+    """The suite's guest boots for the selected test groups, in order."""
     # 20 minutes per backend, and the storm's own time on top: a flip
     # under load takes 0.1-0.5 s in TCG (0.3 s for 5.10's five knobs on a
     # shared host), so the full storm alone can outlast the rest.
     storm = int(env.get("VFSFAST_TOGGLES", "0")) if "t_toggle" in tests else 0
-    res = guest.run_job(kernel, job, ko, disk=disk, smp=2, env=env,
-                        keep_dir=log_dir(kernel),
-                        timeout=1200 * len(backends) + storm // 2,
-                        extra_files=extra)
-    util.log(f"{kernel}: guest finished in {res.seconds:.0f}s")
-    record_guest(tally, kernel, res, "tests")
-    for t in SOLO_TESTS:
-        if only and t not in only:
-            continue
-        res = guest.run_job(kernel, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", ko,
-                            disk=disk, smp=2, env=env, keep_dir=os.path.join(log_dir(kernel), t),
-                            timeout=600, extra_files=extra)
-        util.log(f"{kernel}: {t} guest finished in {res.seconds:.0f}s")
-        record_guest(tally, kernel, res, t)
+    runs = [GuestRun("tests", suite_job(tests, not only or "sig_enforce" in only),
+                     1200 * len(backends) + storm // 2)]
+    # Groups that leave the kernel changed for good: the best backend, a
+    # guest of their own each.
+    runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 600, keep=t,
+                      label=f"{t} guest")
+             for t in SOLO_TESTS if not only or t in only]
     if "t_ab" in tests:
         # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
-        res = guest.run_job(kernel, "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n", ko, icount=True,
-                            env=env, keep_dir=os.path.join(log_dir(kernel), "ab-icount"),
-                            timeout=900)
-        util.log(f"{kernel}: vfsfast-ab icount guest finished in {res.seconds:.0f}s")
-        record_guest(tally, kernel, res, "vfsfast-ab icount")
+        runs.append(GuestRun("vfsfast-ab icount", "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n",
+                             900, keep="ab-icount", smp=1, icount=True, with_files=False,
+                             label="vfsfast-ab icount guest"))
+    return runs
 
 
-def style():
-    """checkpatch.pl --no-tree on every module source; returns (ok, report)."""
-    import glob
-    repo = util.repo_dir()
-    files = sorted(glob.glob(os.path.join(repo, "module/**/*.[chS]"), recursive=True) +
-                   glob.glob(os.path.join(repo, "include/*.h")))
-    files = [os.path.relpath(f, repo) for f in files]
-    script = debian.checkpatch()
-    p = subprocess.run(["perl", script, "--no-tree", "--terse", "--show-types", "-f"] + files,
-                       cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    problems = [l for l in p.stdout.splitlines() if re.search(r"(ERROR|WARNING|CHECK):", l)]
-    return p.returncode == 0 and not problems, problems, len(files)
+def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
+    """Boot the kernel's guests (guest_runs()) and record their results.
+    test_modules: the W=1 build made tests/modules' modules."""
+    tests = [t for t in GUEST_TESTS if not only or t in only]
+    util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
+             f"backends {' '.join(backends)}")
+    extra = build.test_modules(kernel) if test_modules else {}
+    extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
+    for run in guest_runs(tests, only, backends, env):
+        files = dict(disk=disk, extra_files=extra) if run.with_files else {}
+        res = guest.run_job(kernel, run.job, ko, smp=run.smp, icount=run.icount, env=env,
+                            keep_dir=os.path.join(kernel.log_dir, run.keep),
+                            timeout=run.timeout, **files)
+        util.log(f"{kernel}: {run.label} finished in {res.seconds:.0f}s")
+        record_guest(tally, kernel, res, run.what)
+
+
+def run_kernel(tally, kernel, disk, env, only=None):
+    """Everything the suite checks on one kernel (a kernel.Kernel), in
+    order: builds, `vfsfast check`, installs, the packages, the guests."""
+    kernel.ensure()
+    w1_ok = build_checks(tally, kernel)
+    expect = Expectations(kernel)
+    check_command_checks(tally, kernel, expect)
+    ko = install_checks(tally, kernel)
+    if not only or "deb" in only:
+        package_checks(tally, kernel, ko, env)
+    if not ko:
+        return
+    guest_checks(tally, kernel, ko, disk, env, only, expect.backends, w1_ok)
 
 
 def word_strlen_test():
@@ -352,6 +403,9 @@ def host_checks(tally):
                  "synthetic rounds: medians, the 0.5% floor, savings within the rounds' "
                  "spread, losses kept negative "
                  "(tests/host/bench_recovery_test.py)", summary)
+    ok, summary = host_sh_test("lablib_imports_test.py")
+    tally.record(ok, "the lab's modules import without a cycle, each on its own "
+                 "(tests/host/lablib_imports_test.py)", summary)
     ok, summary = host_sh_test("docs_test.py")
     tally.record(ok, "README.md and Documentation/ match the tree: links and #anchors "
                  "resolve; make targets, vfsfast-lab subcommands and options, and paths "
@@ -360,7 +414,7 @@ def host_checks(tally):
     ok, why = lab_setup_check()
     tally.record(ok, "vfsfast-lab run by a user who is not root, a package missing: "
                  "one sudo apt-get install line naming only it, exit 2", "" if ok else why)
-    ok, problems, n = style()
+    ok, problems, n = style.style()
     tally.record(ok, f"checkpatch.pl --no-tree clean on {n} module sources",
                  "; ".join(problems[:3]))
 
@@ -378,7 +432,7 @@ def main(kernels, env, jobs=None, only=None):
     tally = Tally()
     print("TAP version 13")
     host_checks(tally)
-    if any(not debian.is_built(k) for k in kernels) and (not only or "deb" in only):
+    if any(not k.built for k in kernels) and (not only or "deb" in only):
         # Once, before the kernels' package tests use them.
         deb.suite_debs(tally)
     disk = guest.ext4_image()

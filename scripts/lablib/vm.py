@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 
-from . import debian, util
+from . import util
 
 DONE_MARKER = "VFSFAST-JOB-DONE"
 
@@ -36,14 +36,6 @@ BAD_CONSOLE = re.compile(
 # Boot banners of those kernels that match the above but report nothing.
 BENIGN_CONSOLE = re.compile(r"RCU lockdep checking is enabled")
 
-# The debug kernels (debian.is_debug(): KASAN, lockdep, KFENCE) run their
-# guests several times slower in TCG, and KASAN's shadow takes an eighth
-# of the guest's memory on top of its quarantine: every guest timeout is
-# scaled here, for every caller, and the guest gets more memory.
-MEMORY_MB = 1024
-DEBUG_MEMORY_MB = 2048
-DEBUG_TIMEOUT_SCALE = 4
-
 # Modules the guest needs from the kernel package, loaded in this order
 # (their dependencies first).  Built-in ones are skipped.
 GUEST_MODULES = ["virtio_pci", "virtio_blk", "loop", "crc32c_generic",
@@ -60,7 +52,7 @@ CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
 def _module_index(kernel):
     """Map module name -> file in the unpacked kernel package."""
     index = {}
-    mdir = debian.modules_dir(kernel)
+    mdir = kernel.modules_dir
     for path in glob.glob(os.path.join(mdir, "kernel", "**", "*.ko*"), recursive=True):
         name = os.path.basename(path).split(".ko")[0].replace("-", "_")
         index[name] = path
@@ -170,16 +162,16 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
 
     on_output: called with each new chunk of the job's output while the
     guest runs (progress of long jobs)."""
-    memory = MEMORY_MB
-    if debian.is_debug(kernel):
-        timeout *= DEBUG_TIMEOUT_SCALE
-        memory = DEBUG_MEMORY_MB
+    # The debug kernels' guests are slower and need more memory
+    # (kernel.Kernel.timeout(), .memory_mb): scaled here, for every caller.
+    timeout = kernel.timeout(timeout)
+    memory = kernel.memory_mb
     work = tempfile.mkdtemp(prefix="vfsfast-vm-")
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
            "-monitor", "none", "-machine", "pc", "-cpu", "max", "-m", str(memory),
-           "-smp", str(smp), "-kernel", debian.vmlinuz(kernel), "-initrd", initrd,
+           "-smp", str(smp), "-kernel", kernel.image, "-initrd", initrd,
            "-append", f"{CMDLINE} {append}".strip(),
            "-serial", f"file:{console}", "-serial", f"file:{output}"]
     if icount:

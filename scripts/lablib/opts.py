@@ -1,0 +1,184 @@
+"""vfsfast's optimizations as the lab knows them: one table, one row each.
+
+Every list the lab used to write out by hand (the kernfs functions in the
+suite's `vfsfast check` expectations, the upstream texts in guest.py's
+environment, the benchmark knobs and workloads) is generated from OPTS.
+
+Each row says what the module should report, so that a test can compare:
+
+  functions   the kernel functions it replaces (modinfo's functions=)
+  tag         modinfo's upstream= when the kernel already has it upstream
+              (module/compat/compat.h VFSFAST_UPSTREAM_*_INFO); "none" else
+  text        what its status file's "upstream:" line then says (the
+              prose of compat.h's VFSFAST_UPSTREAM_*), which the guest
+              tests compare the status file with
+  unsupported status line 1's reason when the kernel has it upstream and
+              the module has nothing to replace (kernfs), or None
+  has_upstream  the lab's own check of the kernel's headers: plain greps,
+              independent of the module's compile probes (scripts/probes),
+              so that the module's answer is tested, not repeated
+  opt_in      enable=auto leaves it off even where upstream lacks it
+  workloads   the tests/guest/bench.sh workload set that measures it
+
+Whether a kernel has an optimization upstream is decided from the headers
+of its base kernel (kernel.Kernel.base): a debug kernel is expected to
+have what its stock Debian kernel has.
+"""
+
+import dataclasses
+import re
+
+
+def _readlink_upstream(k):
+    """fs.h defines IOP_CACHED_LINK: symlink lengths cached (6.14)."""
+    return re.search(r"#define\s+IOP_CACHED_LINK\b", k.header_text("linux/fs.h")) is not None
+
+
+def _fsnotify_upstream(k):
+    """fsnotify.h's inline fsnotify_parent() checks the superblock's watch
+    count before calling out (5.15's s_fsnotify_connectors test, or
+    fsnotify_sb_has_watchers())."""
+    m = re.search(r"static inline int fsnotify_parent\(.*?\n}",
+                  k.header_text("linux/fsnotify.h"), re.S)
+    body = m.group(0) if m else ""
+    return re.search(r"s_fsnotify_connectors\)\s*==\s*0|fsnotify_sb_has_watchers\(",
+                     body) is not None
+
+
+def _pseudo_upstream(k):
+    """fs.h has file_set_fsnotify_mode(): pseudo files get FMODE_NONOTIFY
+    at birth (6.14)."""
+    return "file_set_fsnotify_mode" in k.header_text("linux/fs.h")
+
+
+def _kernfs_upstream(k):
+    """kernfs.h's kernfs_elem_dir has the directory revision (5.15)."""
+    m = re.search(r"struct kernfs_elem_dir \{.*?\n\};", k.header_text("linux/kernfs.h"), re.S)
+    return m is not None and re.search(r"\brev;", m.group(0)) is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class Opt:
+    name: str
+    functions: tuple
+    tag: str
+    text: str
+    has_upstream: object
+    opt_in: bool = False
+    workloads: str = ""
+    unsupported: str = None
+    # The variable the guest tests have always read for this row, and
+    # whether it holds the status text or the modinfo tag.
+    env: str = None
+    env_holds: str = "text"
+
+    def upstream(self, k):
+        """modinfo's expected upstream= tag on kernel k: tag or "none"."""
+        return self.tag if self.has_upstream(k.base) else "none"
+
+    def upstream_text(self, k):
+        """The status file's expected "upstream:" line on k."""
+        return self.text if self.has_upstream(k.base) else "none"
+
+    def auto(self, k):
+        """Whether enable=auto turns it on on k."""
+        return self.upstream(k) == "none" and not self.opt_in
+
+    def modinfo(self, k):
+        """`modinfo -F vfsfast_opt_<name>` of the module built for k."""
+        return (f"functions={','.join(self.functions)} upstream={self.upstream(k)}" +
+                (" opt-in=yes" if self.opt_in else ""))
+
+    def check_line(self, k, found):
+        """Its line of `vfsfast check` (scripts/vfsfast, from modinfo);
+        found: what the check says of each function ("present" where the
+        System.map is real, "unchecked" where it is Debian's placeholder)."""
+        fns = " ".join(f"{fn}:{found}" for fn in self.functions)
+        return (f"{self.name}: functions {fns}; upstream: {self.upstream(k)}; "
+                f"enable=auto: {'on' if self.auto(k) else 'off'}"
+                f"{' (opt-in)' if self.opt_in else ''}")
+
+    def load_line(self, k):
+        """Its line of `vfsfast load enable=none`: the status line 1 and
+        the upstream text."""
+        up = self.upstream_text(k)
+        state = (f"unsupported: {self.unsupported}" if self.unsupported and up != "none"
+                 else "inactive")
+        return f"{self.name}: {state} (upstream: {up})"
+
+
+# In the order the module lists them (module/main.c vfsfast_opts[]).
+OPTS = [
+    Opt("readlink", ("vfs_readlink",), "IOP_CACHED_LINK", "IOP_CACHED_LINK",
+        _readlink_upstream, workloads="readlink",
+        env="VFSFAST_EXPECT_UPSTREAM_READLINK"),
+    Opt("fsnotify", ("fsnotify",), "inline-superblock-check",
+        "fsnotify.h helpers skip unwatched superblocks inline",
+        _fsnotify_upstream, workloads="io", env="VFSFAST_EXPECT_UPSTREAM_FSNOTIFY"),
+    Opt("fsnotify_parent", ("__fsnotify_parent",), "inline-superblock-check",
+        "fsnotify.h helpers skip unwatched superblocks inline",
+        _fsnotify_upstream, workloads="io", env="VFSFAST_EXPECT_UPSTREAM_FSNOTIFY"),
+    Opt("pseudo_nonotify", ("alloc_file_pseudo",), "file_set_fsnotify_mode",
+        "FMODE_NONOTIFY for pseudo files (file_set_fsnotify_mode)",
+        _pseudo_upstream, opt_in=True, workloads="io", env="VFSFAST_EXPECT_UPSTREAM_PSEUDO"),
+    Opt("kernfs", ("kernfs_add_one", "kernfs_activate", "kernfs_rename_ns", "kernfs_setattr",
+                   "kernfs_iop_setattr", "kernfs_iop_lookup", "kernfs_dop_revalidate",
+                   "kernfs_iop_permission", "kernfs_iop_getattr"),
+        "kernfs_elem_dir.rev", "negative dentries and per-root rwsem (kernfs_elem_dir.rev)",
+        _kernfs_upstream, workloads="kernfs",
+        unsupported="the kernel has it upstream (kernfs_elem_dir.rev, 5.15): nothing to replace",
+        env="VFSFAST_EXPECT_UPSTREAM_KERNFS", env_holds="tag"),
+]
+
+BY_NAME = {o.name: o for o in OPTS}
+
+
+def get(name):
+    return BY_NAME[name]
+
+
+def check_lines(k, found):
+    """The `vfsfast check` optimization lines expected on k."""
+    return [o.check_line(k, found) for o in OPTS]
+
+
+def guest_env(k):
+    """The variables the guest tests read about the optimizations on k.
+
+    The VFSFAST_EXPECT_UPSTREAM_* four are what the tests have always
+    read (fsnotify and fsnotify_parent share one); the rest are added, for
+    the tests' hand-written lists to read instead:
+      VFSFAST_OPTS                  every optimization, in the module's order
+      VFSFAST_OPTS_AUTO             those enable=auto turns on on k
+      VFSFAST_OPTS_OPTIN            the opt-in ones
+      VFSFAST_OPT_<NAME>_FUNCTIONS  its functions, space separated
+      VFSFAST_OPT_<NAME>_UPSTREAM   modinfo's expected upstream= tag
+      VFSFAST_OPT_<NAME>_STATUS_UPSTREAM  the status file's "upstream:" line
+      VFSFAST_OPT_<NAME>_MODINFO    `modinfo -F vfsfast_opt_<name>`, expected
+      VFSFAST_EXPECT_LOAD_STATUS    `vfsfast load enable=none`'s lines,
+                                    joined by "|" (as t_load.sh compares)
+    """
+    env = {}
+    for o in OPTS:
+        env[o.env] = o.upstream(k) if o.env_holds == "tag" else o.upstream_text(k)
+        n = o.name.upper()
+        env[f"VFSFAST_OPT_{n}_FUNCTIONS"] = " ".join(o.functions)
+        env[f"VFSFAST_OPT_{n}_UPSTREAM"] = o.upstream(k)
+        env[f"VFSFAST_OPT_{n}_STATUS_UPSTREAM"] = o.upstream_text(k)
+        env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)
+    env["VFSFAST_OPTS"] = " ".join(o.name for o in OPTS)
+    env["VFSFAST_OPTS_AUTO"] = " ".join(o.name for o in OPTS if o.auto(k))
+    env["VFSFAST_OPTS_OPTIN"] = " ".join(o.name for o in OPTS if o.opt_in)
+    # vfsfast load prints them in the order of the sysfs directories.
+    env["VFSFAST_EXPECT_LOAD_STATUS"] = "|".join(
+        o.load_line(k) for o in sorted(OPTS, key=lambda o: o.name))
+    return env
+
+
+def workloads(names):
+    """The one bench.sh workload set that measures all the named
+    optimizations together (a benchmark's knobs must share one)."""
+    sets = {get(n).workloads for n in names}
+    if len(sets) != 1:
+        raise ValueError(f"{' '.join(names)}: no common workload set ({sets})")
+    return sets.pop()

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# The lab's modules (scripts/lablib/*.py) import one another without a
+# cycle.  A cycle works only as long as nobody touches a name at import
+# time, and hides behind imports inside functions (debian.py and legacy.py
+# used to import each other that way): the graph here is built with ast
+# from every import statement of every module, at any depth, function
+# bodies included.  Every module must also import on its own.
+#
+#   python3 tests/host/lablib_imports_test.py [LABLIB_DIR]
+#
+# Last line: "N passed, N failed"; exit status 1 when anything failed.
+# A cycle is printed as "a -> b -> a".
+
+import ast
+import importlib
+import os
+import sys
+
+LABLIB = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "../../scripts/lablib"))
+PACKAGE = os.path.basename(LABLIB)
+
+passed = failed = 0
+
+
+def check(cond, what, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok - {what}")
+    else:
+        failed += 1
+        print(f"not ok - {what}" + (f" # {detail}" if detail else ""))
+
+
+def modules():
+    return sorted(f[:-3] for f in os.listdir(LABLIB)
+                  if f.endswith(".py") and f != "__init__.py")
+
+
+def imports_of(name, known):
+    """The package's modules that module name imports, anywhere in it:
+    `from . import a, b`, `from .a import x`, `from lablib import a`,
+    `from lablib.a import x`, `import lablib.a`."""
+    with open(os.path.join(LABLIB, name + ".py")) as f:
+        tree = ast.parse(f.read(), filename=name + ".py")
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1 and node.module is None or \
+                    node.level == 0 and node.module == PACKAGE:
+                out.update(a.name for a in node.names)
+            elif node.level == 1:
+                out.add(node.module.split(".")[0])
+            elif node.level == 0 and node.module and node.module.startswith(PACKAGE + "."):
+                out.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith(PACKAGE + "."):
+                    out.add(a.name.split(".")[1])
+    return sorted(m for m in out if m in known and m != name)
+
+
+def find_cycle(graph):
+    """One cycle of the graph as a list of nodes (first == last), or None."""
+    state = {}  # 1: on the current path, 2: done
+    path = []
+
+    def visit(n):
+        state[n] = 1
+        path.append(n)
+        for m in graph[n]:
+            if state.get(m) == 1:
+                return path[path.index(m):] + [m]
+            if m not in state:
+                c = visit(m)
+                if c:
+                    return c
+        path.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            c = visit(n)
+            if c:
+                return c
+    return None
+
+
+names = modules()
+graph = {n: imports_of(n, set(names)) for n in names}
+for n in names:
+    print(f"# {n} -> {' '.join(graph[n]) or '(nothing of the lab)'}")
+cycle = find_cycle(graph)
+check(cycle is None, f"{PACKAGE}: the import graph of {len(names)} modules has no cycle",
+      "cycle: " + " -> ".join(cycle or []))
+
+sys.path.insert(0, os.path.dirname(LABLIB))
+for n in names:
+    try:
+        importlib.import_module(f"{PACKAGE}.{n}")
+        check(True, f"{PACKAGE}.{n} imports")
+    except Exception as e:  # noqa: BLE001 (any failure is the test's answer)
+        check(False, f"{PACKAGE}.{n} imports", f"{type(e).__name__}: {e}")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
