@@ -181,7 +181,7 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
         # One host thread per vCPU: real parallelism, for contention
         # figures.  Cross-vCPU code patching (ftrace enable/disable while
         # another vCPU runs the patched function) can livelock here on a
-        # stale translated int3; see README "Lab caveats".
+        # stale translated int3; see Documentation/lab.md "Lab caveats".
         cmd += ["-accel", "tcg,thread=multi"]
     else:
         # vCPUs interleaved on one host thread: concurrent from the
