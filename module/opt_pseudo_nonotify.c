@@ -31,7 +31,12 @@
 
 #include "vfsfast.h"
 
+#define VFSFAST_PSEUDO_TARGETS(T)					\
+	(T(alloc_file_pseudo, alloc_file_pseudo, alloc_file_pseudo, replace,	\
+	  vfsfast_alloc_file_pseudo))
+
 VFSFAST_STATS(pseudo_nonotify);
+VFSFAST_DECLARE_TARGETS(VFSFAST_PSEUDO_TARGETS);
 
 static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
 					      struct vfsmount *mnt,
@@ -52,19 +57,9 @@ static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
 	return file;
 }
 
-static struct vfsfast_func vfsfast_pseudo_nonotify_funcs[] = {
-	{ VFSFAST_FUNC(alloc_file_pseudo, alloc_file_pseudo,
-		       vfsfast_alloc_file_pseudo) },
-	{ }
-};
+VFSFAST_FUNCS(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS);
 
-VFSFAST_OPT_INFO(pseudo_nonotify, "alloc_file_pseudo",
-		 VFSFAST_UPSTREAM_PSEUDO_INFO " opt-in=yes");
-
-struct vfsfast_opt vfsfast_opt_pseudo_nonotify = {
-	.name = "pseudo_nonotify",
-	.funcs = vfsfast_pseudo_nonotify_funcs,
+VFSFAST_OPTIMIZATION(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS,
+		     VFSFAST_UPSTREAM_PSEUDO_INFO, opt_in,
 	.upstream = VFSFAST_UPSTREAM_PSEUDO,
-	.stats = &vfsfast_stats_pseudo_nonotify,
-	.opt_in = true,
-};
+);
