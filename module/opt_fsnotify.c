@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsnotify and fsnotify_parent: return at once when nothing can see the
- * event (seed 000, Mel Gorman, 5.8, and the inline superblock checks that
- * followed it in 5.15).
+ * event: 5.8's fsnotify fast path when nobody watches (Mel Gorman), and
+ * the inline superblock checks that followed it in 5.15.
  *
  * Every inode, superblock and mount mark counts on the superblock it is
  * on, so a superblock with a zero count has no mark that could receive

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pseudo_nonotify: files with no lookup path never go through fsnotify
- * (seed 002), with the semantics 6.14 settled on rather than the reverted
- * 5.8 ones.
+ * (5.8's "no fsnotify for pseudo files", reverted in 5.8 and redone in 6.14
+ * for sockets and anonymous inodes), with the semantics 6.14 settled on.
  *
  * 5.8's version gave every alloc_file_pseudo() file FMODE_NONOTIFY and was
  * reverted: people watch pipes through /proc/<pid>/fd/<n>.  6.14 (Debian's
