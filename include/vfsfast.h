@@ -3,9 +3,10 @@
  * vfsfast: fast paths for hot VFS functions, installed at run time by
  * ftrace redirection and switched on and off per optimization in sysfs.
  *
- * An optimization is a table, in the manner of livepatch's klp_func arrays:
- * for each kernel function it takes over, the symbol and the replacement
- * (VFSFAST_FUNC()).
+ * An optimization is one file, module/opt_<name>.c: its replacements and
+ * a table, in the manner of livepatch's klp_func arrays, generated from
+ * the one list of the kernel functions it takes over (VFSFAST_FUNCS()),
+ * and a struct vfsfast_opt (VFSFAST_OPTIMIZATION()).
  * The fields above the "engine" comment are the optimization's to fill; the
  * ones below belong to the hook engine and the sysfs code.
  */
@@ -62,20 +63,75 @@ struct vfsfast_func {
 	bool attached;
 };
 
-/* Generated per line of vfsfast_targets.h: tramp.S's symbols and words. */
-#define VFSFAST_TARGET(name, proto)				\
-	extern unsigned long vfsfast_redirect_##name;		\
+/*
+ * An optimization file names its targets once, as an X-macro, and
+ * everything per target is generated from that one list:
+ *
+ *	#define VFSFAST_FOO_TARGETS(T) \
+ *		(T(name, proto, exported, kind, replacement) ...)
+ *
+ * (the parentheses keep checkpatch content; VFSFAST_EACH() drops them).
+ * @name: the kernel function taken over; @proto: an expression with its
+ * function type (the function itself where a header declares it);
+ * @exported: its address when the kernel exports it, else 0; @kind:
+ * replace, or observe for an observer (struct vfsfast_func); @replacement:
+ * where its callers are sent.  Targets attach in list order and detach in
+ * reverse.  From the list come the declarations of tramp.S's symbols
+ * (VFSFAST_DECLARE_TARGETS(), before the replacements call their stock
+ * functions), the table the engine walks (VFSFAST_FUNCS(), after them),
+ * the modinfo line (VFSFAST_OPTIMIZATION()), and, through
+ * module/gen-targets.sh, which preprocesses every module/opt_*.c with
+ * VFSFAST_GEN defined, tramp.S's stubs and the module's list of
+ * optimizations: adding one is adding a file.
+ */
+#define VFSFAST_KIND_replace	false
+#define VFSFAST_KIND_observe	true
+
+/*
+ * An optimization enable=auto turns on wherever the kernel lacks it
+ * upstream (auto), or one that changes what users can observe and is only
+ * ever turned on by an explicit request (opt_in).
+ */
+#define VFSFAST_POLICY_auto	false
+#define VFSFAST_POLICY_opt_in	true
+#define VFSFAST_POLICY_INFO_auto	""
+#define VFSFAST_POLICY_INFO_opt_in	" opt-in=yes"
+
+#define VFSFAST_UNWRAP(...)		__VA_ARGS__
+#define VFSFAST_EXPAND(x)		x
+/* @fn(...) for each target of the list @targets, one after the other. */
+#define VFSFAST_EACH(targets, fn)	VFSFAST_EXPAND(VFSFAST_UNWRAP targets(fn))
+
+#ifdef VFSFAST_GEN
+/* module/gen-targets.sh collects these tokens; nothing is compiled. */
+#define VFSFAST_GEN_TARGET(name, ...)	vfsfast_gen_target(name)
+#define VFSFAST_GEN_FUNCTION(name, ...)	vfsfast_gen_function(name)
+#define VFSFAST_DECLARE_TARGETS(targets)
+#define VFSFAST_FUNCS(opt, targets)	VFSFAST_EACH(targets, VFSFAST_GEN_TARGET)
+#define VFSFAST_NO_FUNCS(opt)
+#define VFSFAST_OPTIMIZATION(opt, targets, ...) \
+	vfsfast_gen_opt(opt, VFSFAST_EACH(targets, VFSFAST_GEN_FUNCTION))
+#else
+#include "vfsfast_targets.h"
+
+/*
+ * Per-target declarations begin with the semicolon that ends the one
+ * before, so that a list of them needs none after the last.
+ */
+#define VFSFAST_DECLARE_ONE(name, proto, exported, kind, new)	\
+	; extern unsigned long vfsfast_redirect_##name;		\
 	extern unsigned long vfsfast_body_##name;		\
 	void vfsfast_tramp_##name(void);			\
 	extern typeof(proto) vfsfast_stock_##name
-#include "vfsfast_targets.h"
-#undef VFSFAST_TARGET
+/* tramp.S's symbols for each target, for the replacements to call. */
+#define VFSFAST_DECLARE_TARGETS(targets)			\
+	extern const int vfsfast_declared			\
+	VFSFAST_EACH(targets, VFSFAST_DECLARE_ONE)
 
 /*
- * The fields of a table entry for target @name (a line of
- * vfsfast_targets.h), used as { VFSFAST_FUNC(...) }; @exported is its
- * address when the kernel exports it, else 0.  A replacement whose
- * prototype is not its target's does not build.
+ * The fields of a table entry for target @name; @exported is its address
+ * when the kernel exports it, else 0.  A replacement whose prototype is
+ * not its target's does not build.
  */
 #define VFSFAST_FUNC(name, exported, new)				\
 	.old_name = #name,						\
@@ -87,18 +143,42 @@ struct vfsfast_func {
 	.redirect = &vfsfast_redirect_##name,				\
 	.body = &vfsfast_body_##name
 
-/* An observer's table entry: VFSFAST_FUNC() that goes live first. */
-#define VFSFAST_OBSERVER(name, exported, new)				\
-	VFSFAST_FUNC(name, exported, new),				\
-	.observer = true
+#define VFSFAST_WORDS_ONE(name, proto, exported, kind, new)		\
+	; unsigned long vfsfast_redirect_##name, vfsfast_body_##name
+#define VFSFAST_FUNC_ONE(name, proto, exported, kind, new)		\
+	{ VFSFAST_FUNC(name, exported, new), .observer = VFSFAST_KIND_##kind },
+/* The words tramp.S reads, and the table of @opt's targets. */
+#define VFSFAST_FUNCS(opt, targets)					\
+	extern const int vfsfast_words_##opt				\
+	VFSFAST_EACH(targets, VFSFAST_WORDS_ONE);			\
+	static struct vfsfast_func vfsfast_funcs_##opt[] = {		\
+		VFSFAST_EACH(targets, VFSFAST_FUNC_ONE)			\
+		{ }							\
+	}
+/* For a kernel that cannot have @opt: no target, nothing to hook. */
+#define VFSFAST_NO_FUNCS(opt)						\
+	static struct vfsfast_func vfsfast_funcs_##opt[] = { { } }
 
 /*
- * What `vfsfast check` reads from a module built for a kernel that is not
- * running (modinfo): for each optimization, its functions and what that
- * kernel already has upstream, as the compat probes decided it.
+ * struct vfsfast_opt vfsfast_opt_<opt>, with its table, counters and
+ * @policy (auto or opt_in), the remaining fields given after it; and what
+ * `vfsfast check` reads from a module built for a kernel that is not
+ * running (modinfo): the functions, which include those a kernel that
+ * cannot have the optimization lacks, and @upstream_tag, what that kernel
+ * already has upstream as the compat probes decided it, or "none".
  */
-#define VFSFAST_OPT_INFO(name, functions, upstream) \
-	MODULE_INFO(vfsfast_opt_##name, "functions=" functions " upstream=" upstream)
+#define VFSFAST_OPTIMIZATION(opt, targets, upstream_tag, policy, ...)	\
+	MODULE_INFO(vfsfast_opt_##opt, "functions=" VFSFAST_FUNCTIONS_##opt \
+		    " upstream=" upstream_tag VFSFAST_POLICY_INFO_##policy); \
+	extern struct vfsfast_opt vfsfast_opt_##opt;			\
+	struct vfsfast_opt vfsfast_opt_##opt = {			\
+		.name = #opt,						\
+		.funcs = vfsfast_funcs_##opt,				\
+		.stats = &vfsfast_stats_##opt,				\
+		.opt_in = VFSFAST_POLICY_##policy,			\
+		__VA_ARGS__						\
+	}
+#endif /* VFSFAST_GEN */
 
 /* A way of sending a target's callers to its replacement. */
 struct vfsfast_backend {
@@ -137,14 +217,29 @@ struct vfsfast_stats {
 	unsigned long hits;
 };
 
+/*
+ * Where an optimization stands; status prints it, with the reason for
+ * every state after VFSFAST_PASSTHROUGH.  The last three are for good.
+ */
+enum vfsfast_state {
+	VFSFAST_OFF,		/* the stock kernel: no target hooked */
+	VFSFAST_ACTIVE,		/* hooked, callers sent to the replacements */
+	VFSFAST_PASSTHROUGH,	/* hooked, callers sent back to stock code */
+	VFSFAST_YIELDED,	/* requested, let go for a livepatch */
+	VFSFAST_CONFLICT,	/* requested, a target could not be hooked */
+	VFSFAST_BROKEN,		/* a target could not be unhooked */
+	VFSFAST_UNSUPPORTED,	/* this kernel cannot have it */
+	VFSFAST_DISABLED,	/* kept off by the disable= parameter */
+};
+
 struct vfsfast_opt {
 	const char *name;
-	/* NULL-terminated (old_name == NULL) array of functions taken over. */
+	/* Array of the functions taken over, ending with old_name == NULL. */
 	struct vfsfast_func *funcs;
 	/*
-	 * What the running kernel already has of this optimization, as the
-	 * kernel names it (e.g. "IOP_CACHED_LINK"), or NULL if it has none.
-	 * Decided at build time by the compat probes.
+	 * What the running kernel already has of this optimization, in
+	 * words, or NULL if it has none.  Decided at build time by the
+	 * compat probes.
 	 */
 	const char *upstream;
 	/* Its counters: &vfsfast_stats_<name>, from VFSFAST_STATS(). */
@@ -166,37 +261,48 @@ struct vfsfast_opt {
 	 * livepatch, passthrough turned off), with its observers live and
 	 * every call that entered an observer's target unobserved finished,
 	 * so that the replacements forget what they kept while no observer
-	 * ran.  Targets are detached in reverse table order.
+	 * ran.
 	 */
 	void (*arm)(struct vfsfast_opt *opt);
 
-	/* engine */
-	const char *unsupported;	/* reason, or NULL when supported */
-	char reason[96];
-	/* Why the last enable failed, while another user holds a target. */
-	char conflict[160];
+	/* engine: written under vfsfast_mutex */
+	enum vfsfast_state state;
+	/*
+	 * Yielded: "<function> taken by <livepatch module>"; conflict,
+	 * broken ("<function>: detach failed (<errno>)": the module pins
+	 * itself, since that site still leads into its text), unsupported:
+	 * why; disabled: which parameter.
+	 */
+	char reason[160];
+	/* The livepatch module it yielded to, for the log to say changes. */
+	char holder[MODULE_NAME_LEN];
 	/* Preferred backends the last successful enable could not use. */
 	char skipped[160];
-	const struct vfsfast_backend *backend;	/* in use while enabled */
-	/* The livepatch module it let go of its targets for, or "". */
-	char yielded_to[MODULE_NAME_LEN];
-	/* The target that livepatch took, once known. */
-	const char *yielded_func;
+	const struct vfsfast_backend *backend;	/* in use while hooked */
 	int last_error;
-	/*
-	 * "<function>: <why>" once a target could not be unhooked: the
-	 * module pins itself, since that site still leads into its text, and
-	 * refuses every further enable.
-	 */
-	char broken[96];
 	bool requested;		/* what was asked for: 1 written, enable= */
-	bool enabled;		/* in effect: hooks attached */
-	bool disabled;		/* off by the disable= parameter */
-	bool passthrough;
+	bool passthrough;	/* the knob; in effect while hooked */
 	struct kobject *kobj;
 };
 
-/* Every optimization, NULL-terminated; defined in main.c. */
+/* Whether @opt's targets are hooked (active or passthrough). */
+static inline bool vfsfast_hooked(const struct vfsfast_opt *opt)
+{
+	enum vfsfast_state state = READ_ONCE(opt->state);
+
+	return state == VFSFAST_ACTIVE || state == VFSFAST_PASSTHROUGH;
+}
+
+/* Whether @opt can never be enabled again in this module's life. */
+static inline bool vfsfast_final(const struct vfsfast_opt *opt)
+{
+	return opt->state >= VFSFAST_BROKEN;
+}
+
+/*
+ * Every optimization, NULL-terminated, in the order module/gen-targets.sh
+ * found them; defined in main.c.
+ */
 extern struct vfsfast_opt *vfsfast_opts[];
 /* Serializes every state change of every optimization. */
 extern struct mutex vfsfast_mutex;
@@ -256,6 +362,7 @@ extern const struct vfsfast_backend *vfsfast_backend_order[];
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
+void vfsfast_opt_disable(struct vfsfast_opt *opt);
 void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
 void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 		       const char *(*holder)(const char *func));
@@ -270,12 +377,5 @@ void vfsfast_yield_exit(void);
 /* sysfs.c */
 int vfsfast_sysfs_init(void);
 void vfsfast_sysfs_exit(void);
-
-/* One struct vfsfast_opt per optimization file. */
-extern struct vfsfast_opt vfsfast_opt_readlink;
-extern struct vfsfast_opt vfsfast_opt_fsnotify;
-extern struct vfsfast_opt vfsfast_opt_fsnotify_parent;
-extern struct vfsfast_opt vfsfast_opt_pseudo_nonotify;
-extern struct vfsfast_opt vfsfast_opt_kernfs;
 
 #endif /* _VFSFAST_H */

@@ -23,11 +23,6 @@
 
 #include "vfsfast.h"
 
-#define VFSFAST_TARGET(name, proto)			\
-	unsigned long vfsfast_redirect_##name, vfsfast_body_##name
-#include "vfsfast_targets.h"
-#undef VFSFAST_TARGET
-
 static const struct vfsfast_backend *const vfsfast_backends[] = {
 	&vfsfast_backend_jmp, &vfsfast_backend_direct, &vfsfast_backend_ftrace,
 };
@@ -62,16 +57,48 @@ int vfsfast_hook_init(const char *choice)
 	return 0;
 }
 
+/* Move @opt to @state, which needs no reason; never out of a final one. */
+static void vfsfast_set(struct vfsfast_opt *opt, enum vfsfast_state state)
+{
+	if (vfsfast_final(opt))
+		return;
+	opt->reason[0] = '\0';
+	WRITE_ONCE(opt->state, state);
+}
+
+/* The same, for a state that status prints with its reason. */
+static __printf(3, 4)
+void vfsfast_set_why(struct vfsfast_opt *opt, enum vfsfast_state state,
+		     const char *fmt, ...)
+{
+	va_list args;
+
+	if (vfsfast_final(opt))
+		return;
+	va_start(args, fmt);
+	vsnprintf(opt->reason, sizeof(opt->reason), fmt, args);
+	va_end(args);
+	WRITE_ONCE(opt->state, state);
+}
+
 static __printf(2, 3)
-void vfsfast_set_reason(struct vfsfast_opt *opt, const char *fmt, ...)
+void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
 	vsnprintf(opt->reason, sizeof(opt->reason), fmt, args);
 	va_end(args);
-	opt->unsupported = opt->reason;
+	WRITE_ONCE(opt->state, VFSFAST_UNSUPPORTED);
 	pr_info("%s: unsupported: %s\n", opt->name, opt->reason);
+}
+
+/* The disable= parameter: kept off for the module's life. */
+void vfsfast_opt_disable(struct vfsfast_opt *opt)
+{
+	lockdep_assert_held(&vfsfast_mutex);
+	vfsfast_set_why(opt, VFSFAST_DISABLED, "disable= parameter");
+	pr_info("%s: off by the disable= parameter\n", opt->name);
 }
 
 /*
@@ -123,20 +150,20 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 	int ret;
 
 	if (opt->lacks) {
-		vfsfast_set_reason(opt, "%s", opt->lacks);
+		vfsfast_unsupported(opt, "%s", opt->lacks);
 		return -ENOENT;
 	}
 	for (func = opt->funcs; func->old_name; func++) {
 		why = vfsfast_prepare_func(func);
 		if (why) {
-			vfsfast_set_reason(opt, "%s: %s", func->old_name, why);
+			vfsfast_unsupported(opt, "%s: %s", func->old_name, why);
 			vfsfast_opt_release(opt);
 			return -ENOENT;
 		}
 	}
 	ret = opt->setup ? opt->setup(opt) : 0;
 	if (ret) {
-		vfsfast_set_reason(opt, "setup failed: %d", ret);
+		vfsfast_unsupported(opt, "setup failed: %d", ret);
 		vfsfast_opt_release(opt);
 	}
 	return ret;
@@ -244,12 +271,12 @@ static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
 	for (i = vfsfast_nfuncs(opt); i-- > 0;)
 		if (opt->funcs[i].attached)
 			vfsfast_route(opt, &opt->funcs[i], false);
-	if (!opt->broken[0]) {
-		snprintf(opt->broken, sizeof(opt->broken),
-			 "%s: detach failed (%d)", func->old_name, err);
+	if (opt->state != VFSFAST_BROKEN) {
+		vfsfast_set_why(opt, VFSFAST_BROKEN, "%s: detach failed (%d)",
+				func->old_name, err);
 		__module_get(THIS_MODULE);
 		pr_err("%s: broken: %s; the module stays loaded and the optimization off\n",
-		       opt->name, opt->broken);
+		       opt->name, opt->reason);
 	}
 }
 
@@ -374,15 +401,15 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 			break;
 		vfsfast_append(tried, sizeof(tried), (*b)->name, ret);
 		/* Its rollback could not unhook a target: try nothing else. */
-		if (opt->broken[0])
+		if (opt->state == VFSFAST_BROKEN)
 			break;
 	}
 	if (ret) {
 		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
-		snprintf(opt->conflict, sizeof(opt->conflict), "%s: %s (%s)",
-			 *failed, ret == -EBUSY ?
-			 "held by another ftrace user, or ftrace_enabled is 0" :
-			 "cannot be hooked", tried);
+		vfsfast_set_why(opt, VFSFAST_CONFLICT, "%s: %s (%s)", *failed,
+				ret == -EBUSY ?
+				"held by another ftrace user, or ftrace_enabled is 0" :
+				"cannot be hooked", tried);
 		opt->last_error = ret;
 		return ret;
 	}
@@ -393,27 +420,27 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 			*failed = opt->funcs[0].old_name;
 			vfsfast_detach_all(opt, opt->backend);
 			opt->backend = NULL;
-			snprintf(opt->conflict, sizeof(opt->conflict),
-				 "calls entered before the hooks did not finish (%d)",
-				 ret);
+			vfsfast_set_why(opt, VFSFAST_CONFLICT,
+					"calls entered before the hooks did not finish (%d)",
+					ret);
 			opt->last_error = ret;
 			return ret;
 		}
 	}
 	strscpy(opt->skipped, tried, sizeof(opt->skipped));
 	opt->last_error = 0;
-	opt->conflict[0] = '\0';
-	opt->yielded_to[0] = '\0';
-	opt->enabled = true;
+	opt->holder[0] = '\0';
+	vfsfast_set(opt, opt->passthrough ? VFSFAST_PASSTHROUGH : VFSFAST_ACTIVE);
 	return 0;
 }
 
+/* Unhook @opt; off, unless a target would not let go (broken). */
 static void vfsfast_opt_detach(struct vfsfast_opt *opt)
 {
 	if (opt->backend)
 		vfsfast_detach_all(opt, opt->backend);
 	opt->backend = NULL;
-	opt->enabled = false;
+	vfsfast_set(opt, VFSFAST_OFF);
 }
 
 /*
@@ -422,41 +449,50 @@ static void vfsfast_opt_detach(struct vfsfast_opt *opt)
  */
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on)
 {
+	char was[sizeof(opt->reason)];
 	const char *failed = "";
+	bool was_yielded;
 	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
 	if (!on) {
-		bool was = opt->enabled || opt->requested;
+		bool was = vfsfast_hooked(opt) || opt->requested;
 
 		opt->requested = false;
-		opt->yielded_to[0] = '\0';
+		opt->holder[0] = '\0';
 		vfsfast_opt_detach(opt);
 		if (was)
 			pr_info("%s: disabled\n", opt->name);
 		return 0;
 	}
-	if (opt->unsupported) {
+	switch (opt->state) {
+	case VFSFAST_UNSUPPORTED:
 		pr_info("%s: enable refused: unsupported: %s\n", opt->name,
-			opt->unsupported);
+			opt->reason);
 		return -EOPNOTSUPP;
-	}
-	if (opt->broken[0]) {
+	case VFSFAST_BROKEN:
 		pr_info("%s: enable refused: broken: %s\n", opt->name,
-			opt->broken);
+			opt->reason);
 		return -EIO;
-	}
-	if (opt->disabled) {
+	case VFSFAST_DISABLED:
 		pr_info("%s: enable refused: off by the disable= parameter\n",
 			opt->name);
 		return -EPERM;
-	}
-	if (opt->enabled)
+	case VFSFAST_ACTIVE:
+	case VFSFAST_PASSTHROUGH:
 		return 0;
+	default:
+		break;
+	}
+	was_yielded = opt->state == VFSFAST_YIELDED;
+	strscpy(was, opt->reason, sizeof(was));
 	opt->requested = true;
 	ret = vfsfast_opt_attach(opt, &failed);
 	if (ret) {
-		pr_info("%s: enable refused: %s\n", opt->name, opt->conflict);
+		pr_info("%s: enable refused: %s\n", opt->name, opt->reason);
+		/* The livepatch it yielded to still holds it: still yielded. */
+		if (was_yielded && ret == -EBUSY)
+			vfsfast_set_why(opt, VFSFAST_YIELDED, "%s", was);
 		return ret;
 	}
 	pr_info("%s: enabled (%s%s%s)\n", opt->name, opt->backend->name,
@@ -468,11 +504,13 @@ int vfsfast_opt_request(struct vfsfast_opt *opt, bool on)
 void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module)
 {
 	lockdep_assert_held(&vfsfast_mutex);
-	if (!opt->enabled)
+	if (!vfsfast_hooked(opt))
 		return;
 	vfsfast_opt_detach(opt);
-	strscpy(opt->yielded_to, module, sizeof(opt->yielded_to));
-	opt->yielded_func = NULL;
+	/* Which target it takes is known once it is live (re-arm). */
+	opt->holder[0] = '\0';
+	vfsfast_set_why(opt, VFSFAST_YIELDED, "%s taken by %s",
+			opt->funcs[0].old_name, module);
 	pr_info("%s: yielding to livepatch %s while it loads\n", opt->name,
 		module);
 }
@@ -485,14 +523,17 @@ void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module)
 void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 		       const char *(*holder)(const char *func))
 {
+	char was[sizeof(opt->reason)];
 	const char *failed = "";
+	bool was_yielded;
 	const char *who;
 	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
-	if (!opt->requested || opt->enabled || opt->unsupported ||
-	    opt->broken[0] || opt->disabled)
+	if (!opt->requested || vfsfast_hooked(opt) || vfsfast_final(opt))
 		return;
+	was_yielded = opt->state == VFSFAST_YIELDED;
+	strscpy(was, opt->reason, sizeof(was));
 	ret = vfsfast_opt_attach(opt, &failed);
 	if (!ret) {
 		pr_info("%s: re-armed (%s) %s\n", opt->name,
@@ -501,15 +542,16 @@ void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 	}
 	who = ret == -EBUSY ? holder(failed) : NULL;
 	if (who) {
-		if (strcmp(opt->yielded_to, who) || opt->yielded_func != failed)
-			pr_info("%s: yielded: %s taken by %s\n", opt->name,
-				failed, who);
-		strscpy(opt->yielded_to, who, sizeof(opt->yielded_to));
-		opt->yielded_func = failed;
+		vfsfast_set_why(opt, VFSFAST_YIELDED, "%s taken by %s", failed,
+				who);
+		if (!was_yielded || strcmp(was, opt->reason) ||
+		    strcmp(opt->holder, who))
+			pr_info("%s: yielded: %s\n", opt->name, opt->reason);
+		strscpy(opt->holder, who, sizeof(opt->holder));
 	} else {
-		opt->yielded_to[0] = '\0';
+		opt->holder[0] = '\0';
 		pr_info("%s: not re-armed %s: %s\n", opt->name, why,
-			opt->conflict);
+			opt->reason);
 	}
 }
 
@@ -532,7 +574,7 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 	} else {
 		ret = vfsfast_route_all(opt, true, true);
 		if (!ret)
-			ret = opt->enabled ? vfsfast_go_live(opt) :
+			ret = vfsfast_hooked(opt) ? vfsfast_go_live(opt) :
 			      vfsfast_route_all(opt, false, true);
 	}
 	if (ret) {
@@ -542,6 +584,8 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 		return ret;
 	}
 	opt->passthrough = on;
+	if (vfsfast_hooked(opt))
+		vfsfast_set(opt, on ? VFSFAST_PASSTHROUGH : VFSFAST_ACTIVE);
 	return 0;
 }
 

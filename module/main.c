@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vfsfast module entry: the list of optimizations, the load-time choice of
- * which to enable, and the order in which everything is set up and torn
- * down.
+ * vfsfast module entry: the load-time choice of which optimizations to
+ * enable, and the order in which everything is set up and torn down.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,21 +13,15 @@
 
 #include "vfsfast.h"
 
-struct vfsfast_opt *vfsfast_opts[] = {
-	&vfsfast_opt_readlink,
-	&vfsfast_opt_fsnotify,
-	&vfsfast_opt_fsnotify_parent,
-	&vfsfast_opt_pseudo_nonotify,
-	&vfsfast_opt_kernfs,
-	NULL
-};
+/* Each module/opt_*.c defines one or more, found by gen-targets.sh. */
+struct vfsfast_opt *vfsfast_opts[] = { VFSFAST_OPT_LIST, NULL };
 
 DEFINE_MUTEX(vfsfast_mutex);
 
 static char *enable = "auto";
 module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
-		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (readlink, fsnotify, fsnotify_parent, pseudo_nonotify, kernfs)");
+		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (" VFSFAST_OPT_NAMES ")");
 
 static char *disable = "";
 module_param(disable, charp, 0444);
@@ -143,13 +136,10 @@ static int __init vfsfast_init(void)
 
 	mutex_lock(&vfsfast_mutex);
 	for (i = 0; vfsfast_opts[i]; i++) {
-		if (off[i]) {
-			vfsfast_opts[i]->disabled = true;
-			pr_info("%s: off by the disable= parameter\n",
-				vfsfast_opts[i]->name);
-		} else if (want[i] && !vfsfast_opts[i]->unsupported) {
+		if (off[i])
+			vfsfast_opt_disable(vfsfast_opts[i]);
+		else if (want[i] && !vfsfast_final(vfsfast_opts[i]))
 			vfsfast_opt_request(vfsfast_opts[i], true);
-		}
 	}
 	mutex_unlock(&vfsfast_mutex);
 

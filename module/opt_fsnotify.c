@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsnotify and fsnotify_parent: return at once when nothing can see the
- * event (seed 000, Mel Gorman, 5.8, and the inline superblock checks that
- * followed it in 5.15).
+ * event: 5.8's fsnotify fast path when nobody watches (Mel Gorman), and
+ * the inline superblock checks that followed it in 5.15.
  *
  * Every inode, superblock and mount mark counts on the superblock it is
  * on, so a superblock with a zero count has no mark that could receive
@@ -28,6 +28,12 @@
 #include <linux/tracepoint.h>
 
 #include "vfsfast.h"
+
+#define VFSFAST_FSNOTIFY_TARGETS(T)					\
+	(T(fsnotify, fsnotify, fsnotify, replace, vfsfast_fsnotify))
+#define VFSFAST_FSNOTIFY_PARENT_TARGETS(T)					\
+	(T(__fsnotify_parent, __fsnotify_parent, __fsnotify_parent, replace,	\
+	   vfsfast___fsnotify_parent))
 
 VFSFAST_STATS(fsnotify);
 VFSFAST_STATS(fsnotify_parent);
@@ -112,7 +118,9 @@ static __always_inline bool vfsfast_fsnotify_unseen(const void *data,
  * answers, and with no frame of vfsfast's on the stack, unloading never
  * waits for it.
  */
-#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST)
+#ifdef VFSFAST_HAVE_FSNOTIFY_MASK_FIRST
+VFSFAST_DECLARE_TARGETS(VFSFAST_FSNOTIFY_TARGETS);
+
 static vfsfast_noipa int vfsfast_fsnotify_slow(__u32 mask, const void *data,
 					       int data_type, struct inode *dir,
 					       const struct qstr *file_name,
@@ -134,44 +142,15 @@ static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
 	return vfsfast_fsnotify_slow(mask, data, data_type, dir, file_name,
 				     inode, cookie);
 }
-#elif defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
-/* Compile-only: no lab kernel has this signature. */
-static noinline int vfsfast_fsnotify_slow(struct inode *to_tell, __u32 mask,
-					  const void *data, int data_type,
-					  const struct qstr *file_name,
-					  u32 cookie)
-{
-	int ret;
 
-	vfsfast_enter(fsnotify);
-	vfsfast_fallback(fsnotify);
-	ret = vfsfast_stock_fsnotify(to_tell, mask, data, data_type, file_name,
-				     cookie);
-	vfsfast_leave(fsnotify);
-	return ret;
-}
-
-static int vfsfast_fsnotify(struct inode *to_tell, __u32 mask,
-			    const void *data, int data_type,
-			    const struct qstr *file_name, u32 cookie)
-{
-	if (likely(vfsfast_fsnotify_unseen(data, data_type, to_tell, NULL))) {
-		vfsfast_hit(fsnotify);
-		return 0;
-	}
-	return vfsfast_fsnotify_slow(to_tell, mask, data, data_type, file_name,
-				     cookie);
-}
+VFSFAST_FUNCS(fsnotify, VFSFAST_FSNOTIFY_TARGETS);
+#else
+VFSFAST_NO_FUNCS(fsnotify);
 #endif
-
-static struct vfsfast_func vfsfast_fsnotify_funcs[] = {
-#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST) || defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
-	{ VFSFAST_FUNC(fsnotify, fsnotify, vfsfast_fsnotify) },
-#endif
-	{ }
-};
 
 #ifdef VFSFAST_HAVE_FSNOTIFY_PARENT_DENTRY
+VFSFAST_DECLARE_TARGETS(VFSFAST_FSNOTIFY_PARENT_TARGETS);
+
 static vfsfast_noipa int vfsfast___fsnotify_parent_slow(struct dentry *dentry,
 							__u32 mask,
 							const void *data,
@@ -196,33 +175,22 @@ static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,
 	return vfsfast___fsnotify_parent_slow(dentry, mask, data, data_type);
 }
 
-static struct vfsfast_func vfsfast_fsnotify_parent_funcs[] = {
-	{ VFSFAST_FUNC(__fsnotify_parent, __fsnotify_parent,
-		       vfsfast___fsnotify_parent) },
-	{ }
-};
+
+VFSFAST_FUNCS(fsnotify_parent, VFSFAST_FSNOTIFY_PARENT_TARGETS);
 #else
-static struct vfsfast_func vfsfast_fsnotify_parent_funcs[] = { { } };
+VFSFAST_NO_FUNCS(fsnotify_parent);
 #endif
 
-VFSFAST_OPT_INFO(fsnotify, "fsnotify", VFSFAST_UPSTREAM_FSNOTIFY_INFO);
-VFSFAST_OPT_INFO(fsnotify_parent, "__fsnotify_parent",
-		 VFSFAST_UPSTREAM_FSNOTIFY_INFO);
-
-struct vfsfast_opt vfsfast_opt_fsnotify = {
-	.name = "fsnotify",
-	.funcs = vfsfast_fsnotify_funcs,
+VFSFAST_OPTIMIZATION(fsnotify, VFSFAST_FSNOTIFY_TARGETS,
+		     VFSFAST_UPSTREAM_FSNOTIFY_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_FSNOTIFY,
-	.stats = &vfsfast_stats_fsnotify,
 	.lacks = VFSFAST_NO_FSNOTIFY ?: VFSFAST_NO_SB_WATCH_COUNT,
 	.setup = vfsfast_fsnotify_setup,
-};
+);
 
-struct vfsfast_opt vfsfast_opt_fsnotify_parent = {
-	.name = "fsnotify_parent",
-	.funcs = vfsfast_fsnotify_parent_funcs,
+VFSFAST_OPTIMIZATION(fsnotify_parent, VFSFAST_FSNOTIFY_PARENT_TARGETS,
+		     VFSFAST_UPSTREAM_FSNOTIFY_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_FSNOTIFY,
-	.stats = &vfsfast_stats_fsnotify_parent,
 	.lacks = VFSFAST_NO_FSNOTIFY_PARENT ?: VFSFAST_NO_SB_WATCH_COUNT,
 	.setup = vfsfast_fsnotify_setup,
-};
+);

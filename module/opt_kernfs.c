@@ -66,9 +66,31 @@
 
 #include "vfsfast.h"
 
+/* The type of an inode or dentry operation, for the ones not declared. */
+#define VFSFAST_IOP(op)	(*((const struct inode_operations *)0)->op)
+#define VFSFAST_DOP(op)	(*((const struct dentry_operations *)0)->op)
+
+/*
+ * Observers first: they attach before the replacements that trust them
+ * and detach after them.
+ */
+#define VFSFAST_KERNFS_TARGETS(T)						\
+	(T(kernfs_add_one, kernfs_add_one, 0, observe, vfsfast_kernfs_add_one)	\
+	 T(kernfs_activate, kernfs_activate, 0, observe, vfsfast_kernfs_activate) \
+	 T(kernfs_rename_ns, kernfs_rename_ns, 0, observe, vfsfast_kernfs_rename_ns) \
+	 T(kernfs_setattr, kernfs_setattr, 0, observe, vfsfast_kernfs_setattr)	\
+	 T(kernfs_iop_setattr, VFSFAST_IOP(setattr), 0, observe, vfsfast_kernfs_iop_setattr) \
+	 T(kernfs_iop_lookup, VFSFAST_IOP(lookup), 0, replace, vfsfast_kernfs_iop_lookup) \
+	 T(kernfs_dop_revalidate, VFSFAST_DOP(d_revalidate), 0, replace,	\
+	   vfsfast_kernfs_dop_revalidate)					\
+	 T(kernfs_iop_permission, VFSFAST_IOP(permission), 0, replace,		\
+	   vfsfast_kernfs_iop_permission)					\
+	 T(kernfs_iop_getattr, VFSFAST_IOP(getattr), 0, replace, vfsfast_kernfs_iop_getattr))
+
 VFSFAST_STATS(kernfs);
 
 #ifdef VFSFAST_KERNFS
+VFSFAST_DECLARE_TARGETS(VFSFAST_KERNFS_TARGETS);
 
 #define VFSFAST_KERNFS_STAMP_BITS	10
 
@@ -448,34 +470,17 @@ static int vfsfast_kernfs_iop_getattr(const struct path *path,
 	return ret;
 }
 
-/* Attached in this order, detached in reverse. */
-static struct vfsfast_func vfsfast_kernfs_funcs[] = {
-	{ VFSFAST_OBSERVER(kernfs_add_one, 0, vfsfast_kernfs_add_one) },
-	{ VFSFAST_OBSERVER(kernfs_activate, 0, vfsfast_kernfs_activate) },
-	{ VFSFAST_OBSERVER(kernfs_rename_ns, 0, vfsfast_kernfs_rename_ns) },
-	{ VFSFAST_OBSERVER(kernfs_setattr, 0, vfsfast_kernfs_setattr) },
-	{ VFSFAST_OBSERVER(kernfs_iop_setattr, 0, vfsfast_kernfs_iop_setattr) },
-	{ VFSFAST_FUNC(kernfs_iop_lookup, 0, vfsfast_kernfs_iop_lookup) },
-	{ VFSFAST_FUNC(kernfs_dop_revalidate, 0, vfsfast_kernfs_dop_revalidate) },
-	{ VFSFAST_FUNC(kernfs_iop_permission, 0, vfsfast_kernfs_iop_permission) },
-	{ VFSFAST_FUNC(kernfs_iop_getattr, 0, vfsfast_kernfs_iop_getattr) },
-	{ }
-};
+VFSFAST_FUNCS(kernfs, VFSFAST_KERNFS_TARGETS);
 #else
-static struct vfsfast_func vfsfast_kernfs_funcs[] = { { } };
+VFSFAST_NO_FUNCS(kernfs);
 #define vfsfast_kernfs_setup NULL
 #define vfsfast_kernfs_arm NULL
 #endif
 
-VFSFAST_OPT_INFO(kernfs, "kernfs_add_one,kernfs_activate,kernfs_rename_ns,kernfs_setattr,kernfs_iop_setattr,kernfs_iop_lookup,kernfs_dop_revalidate,kernfs_iop_permission,kernfs_iop_getattr",
-		 VFSFAST_UPSTREAM_KERNFS_INFO);
-
-struct vfsfast_opt vfsfast_opt_kernfs = {
-	.name = "kernfs",
-	.funcs = vfsfast_kernfs_funcs,
+VFSFAST_OPTIMIZATION(kernfs, VFSFAST_KERNFS_TARGETS,
+		     VFSFAST_UPSTREAM_KERNFS_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_KERNFS,
-	.stats = &vfsfast_stats_kernfs,
 	.lacks = VFSFAST_NO_KERNFS,
 	.setup = vfsfast_kernfs_setup,
 	.arm = vfsfast_kernfs_arm,
-};
+);

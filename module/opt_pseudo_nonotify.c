@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pseudo_nonotify: files with no lookup path never go through fsnotify
- * (seed 002), with the semantics 6.14 settled on rather than the reverted
- * 5.8 ones.
+ * (5.8's "no fsnotify for pseudo files", reverted in 5.8 and redone in 6.14
+ * for sockets and anonymous inodes), with the semantics 6.14 settled on.
  *
  * 5.8's version gave every alloc_file_pseudo() file FMODE_NONOTIFY and was
  * reverted: people watch pipes through /proc/<pid>/fd/<n>.  6.14 (Debian's
@@ -31,7 +31,12 @@
 
 #include "vfsfast.h"
 
+#define VFSFAST_PSEUDO_TARGETS(T)					\
+	(T(alloc_file_pseudo, alloc_file_pseudo, alloc_file_pseudo, replace,	\
+	  vfsfast_alloc_file_pseudo))
+
 VFSFAST_STATS(pseudo_nonotify);
+VFSFAST_DECLARE_TARGETS(VFSFAST_PSEUDO_TARGETS);
 
 static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
 					      struct vfsmount *mnt,
@@ -52,19 +57,9 @@ static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
 	return file;
 }
 
-static struct vfsfast_func vfsfast_pseudo_nonotify_funcs[] = {
-	{ VFSFAST_FUNC(alloc_file_pseudo, alloc_file_pseudo,
-		       vfsfast_alloc_file_pseudo) },
-	{ }
-};
+VFSFAST_FUNCS(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS);
 
-VFSFAST_OPT_INFO(pseudo_nonotify, "alloc_file_pseudo",
-		 VFSFAST_UPSTREAM_PSEUDO_INFO " opt-in=yes");
-
-struct vfsfast_opt vfsfast_opt_pseudo_nonotify = {
-	.name = "pseudo_nonotify",
-	.funcs = vfsfast_pseudo_nonotify_funcs,
+VFSFAST_OPTIMIZATION(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS,
+		     VFSFAST_UPSTREAM_PSEUDO_INFO, opt_in,
 	.upstream = VFSFAST_UPSTREAM_PSEUDO,
-	.stats = &vfsfast_stats_pseudo_nonotify,
-	.opt_in = true,
-};
+);

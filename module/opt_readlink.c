@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * readlink: vfs_readlink() without the byte-at-a-time strlen() (seed 001).
+ * readlink: vfs_readlink() without the byte-at-a-time strlen(), the gain
+ * of 6.14's symlink length caching.
  *
  * Upstream 6.14 caches the link length in the inode (IOP_CACHED_LINK and
  * i_linklen).  A module cannot add an inode field, and a length kept on the
@@ -30,7 +31,11 @@
 #include "vfsfast.h"
 #include "word_strlen.h"
 
+#define VFSFAST_READLINK_TARGETS(T)					\
+	(T(vfs_readlink, vfs_readlink, vfs_readlink, replace, vfsfast_vfs_readlink))
+
 VFSFAST_STATS(readlink);
+VFSFAST_DECLARE_TARGETS(VFSFAST_READLINK_TARGETS);
 
 /*
  * The replacement is split so that each path pays only for what it uses:
@@ -152,16 +157,9 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 	return vfsfast_readlink_get_link(dentry, buffer, buflen);
 }
 
-static struct vfsfast_func vfsfast_readlink_funcs[] = {
-	{ VFSFAST_FUNC(vfs_readlink, vfs_readlink, vfsfast_vfs_readlink) },
-	{ }
-};
+VFSFAST_FUNCS(readlink, VFSFAST_READLINK_TARGETS);
 
-VFSFAST_OPT_INFO(readlink, "vfs_readlink", VFSFAST_UPSTREAM_READLINK_INFO);
-
-struct vfsfast_opt vfsfast_opt_readlink = {
-	.name = "readlink",
-	.funcs = vfsfast_readlink_funcs,
+VFSFAST_OPTIMIZATION(readlink, VFSFAST_READLINK_TARGETS,
+		     VFSFAST_UPSTREAM_READLINK_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_READLINK,
-	.stats = &vfsfast_stats_readlink,
-};
+);

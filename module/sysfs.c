@@ -8,16 +8,20 @@
  *   <opt>/passthrough       0644  0 or 1; 1 redirects straight back into the
  *                                 stock function (measures the cost of the
  *                                 redirect itself; counts nothing)
- *   <opt>/status            0444  line 1, what is in effect: active |
- *                                         inactive | broken: <function>:
- *                                         <why> (a target could not be
- *                                         unhooked: the module stays
- *                                         loaded) | unsupported: <reason>
- *                                         (a target is missing, not
- *                                         traceable, or held by another
- *                                         ftrace user) | disabled: <why> |
+ *   <opt>/status            0444  line 1, the state (enum vfsfast_state):
+ *                                         off | active | passthrough |
  *                                         yielded: <function> taken by
- *                                         <livepatch module>
+ *                                         <livepatch module> |
+ *                                         conflict: <why> (a target is
+ *                                         held by another ftrace user, or
+ *                                         the enable could not finish) |
+ *                                         broken: <function>: <why> (a
+ *                                         target could not be unhooked:
+ *                                         the module stays loaded) |
+ *                                         unsupported: <why> (this kernel
+ *                                         cannot have it: built without
+ *                                         it, a target missing or not
+ *                                         traceable) | disabled: <why>
  *                                 line 2: upstream: <what the kernel has> | none
  *                                 line 3: requested: on | off
  *                                 line 4 (after a failed enable): error: <errno>
@@ -43,6 +47,17 @@
 #include "vfsfast.h"
 
 static struct kobject *vfsfast_root;
+
+static const char *const vfsfast_state_names[] = {
+	[VFSFAST_OFF] = "off",
+	[VFSFAST_ACTIVE] = "active",
+	[VFSFAST_PASSTHROUGH] = "passthrough",
+	[VFSFAST_YIELDED] = "yielded",
+	[VFSFAST_CONFLICT] = "conflict",
+	[VFSFAST_BROKEN] = "broken",
+	[VFSFAST_UNSUPPORTED] = "unsupported",
+	[VFSFAST_DISABLED] = "disabled",
+};
 
 static struct vfsfast_opt *vfsfast_opt_of(struct kobject *kobj)
 {
@@ -81,7 +96,7 @@ static int vfsfast_parse_bool(const char *buf, size_t count, bool *val)
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(vfsfast_opt_of(kobj)->enabled));
+	return sysfs_emit(buf, "%d\n", vfsfast_hooked(vfsfast_opt_of(kobj)));
 }
 
 /* A bool knob: parse strictly, then apply under the state mutex. */
@@ -127,20 +142,11 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
 	ssize_t len;
 
 	mutex_lock(&vfsfast_mutex);
-	if (opt->broken[0])
-		len = sysfs_emit(buf, "broken: %s\n", opt->broken);
-	else if (opt->unsupported)
-		len = sysfs_emit(buf, "unsupported: %s\n", opt->unsupported);
-	else if (opt->disabled)
-		len = sysfs_emit(buf, "disabled: disable= parameter\n");
-	else if (opt->yielded_to[0])
-		len = sysfs_emit(buf, "yielded: %s taken by %s\n",
-				 opt->yielded_func ?: opt->funcs[0].old_name,
-				 opt->yielded_to);
-	else if (opt->conflict[0])
-		len = sysfs_emit(buf, "unsupported: %s\n", opt->conflict);
+	if (opt->state > VFSFAST_PASSTHROUGH)
+		len = sysfs_emit(buf, "%s: %s\n", vfsfast_state_names[opt->state],
+				 opt->reason);
 	else
-		len = sysfs_emit(buf, "%s\n", opt->enabled ? "active" : "inactive");
+		len = sysfs_emit(buf, "%s\n", vfsfast_state_names[opt->state]);
 	len += sysfs_emit_at(buf, len, "upstream: %s\n",
 			     opt->upstream ? opt->upstream : "none");
 	len += sysfs_emit_at(buf, len, "requested: %s\n",

@@ -49,5 +49,7 @@ VFSFAST_SYM_ADDRESSED_START vfsfast_stock_\name
 SYM_FUNC_END(vfsfast_stock_\name)
 .endm
 
-#define VFSFAST_TARGET(name, proto) VFSFAST_STUBS name
+/* Every target this kernel builds, as module/gen-targets.sh found them. */
 #include "vfsfast_targets.h"
+#define VFSFAST_STUBS_FOR(name) VFSFAST_STUBS name;
+VFSFAST_TARGETS_ALL(VFSFAST_STUBS_FOR)

@@ -269,14 +269,15 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 #endif
 
 /*
- * fsnotify()'s signature: since 5.9 the mask comes first and the inode an
- * event is on is its own argument; 4.20-5.8 pass the inode to tell first.
- * opt_fsnotify.c defines its replacement for whichever the probes found.
+ * fsnotify()'s signature since 5.9: the mask first, the inode an event is
+ * on an argument of its own.  Kernels before that pass the inode to tell
+ * first, and have no per-superblock watch count either (5.15), so the
+ * fast path could not be had there with any signature.
  */
-#if defined(VFSFAST_HAVE_FSNOTIFY_MASK_FIRST) || defined(VFSFAST_HAVE_FSNOTIFY_TO_TELL)
+#ifdef VFSFAST_HAVE_FSNOTIFY_MASK_FIRST
 #define VFSFAST_NO_FSNOTIFY NULL
 #else
-#define VFSFAST_NO_FSNOTIFY "unknown fsnotify() signature"
+#define VFSFAST_NO_FSNOTIFY "unknown fsnotify() signature (before 5.9?)"
 #endif
 
 /* The superblock of an event's data where it names one simply, else NULL. */

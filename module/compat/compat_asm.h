@@ -2,8 +2,8 @@
 /*
  * The assembler side of compat.h: macros that module/tramp.S uses and that
  * older kernels do not define, decided by whether the kernel's own headers
- * define them; and the probe verdicts that decide which targets exist
- * (include/vfsfast_targets.h), which compat.h shares.
+ * define them; and the probe verdicts that decide which targets exist,
+ * which compat.h shares.
  */
 #ifndef _VFSFAST_COMPAT_ASM_H
 #define _VFSFAST_COMPAT_ASM_H
