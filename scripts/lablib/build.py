@@ -229,62 +229,26 @@ def tail_call_problems(kernel):
     return problems
 
 
-# fsnotify()'s and __fsnotify_parent()'s prototypes before 5.9, which no
-# lab kernel has: the compile-only test declares them in a copy of the
-# kernel's own headers, and sends the newer inline helpers to stand-ins.
-OLDSIG_FSNOTIFY = ("int fsnotify(struct inode *to_tell, __u32 mask, const void *data, "
-                   "int data_type, const struct qstr *name, u32 cookie)")
-OLDSIG_PARENT = ("int __fsnotify_parent(const struct path *path, struct dentry *dentry, "
-                 "__u32 mask)")
-
-
-def _oldsig_headers(kernel, dst):
-    """Write include/linux/fsnotify{,_backend}.h with the 4.20-5.8
-    signatures into dst; returns what could not be rewritten."""
-    os.makedirs(os.path.join(dst, "linux"), exist_ok=True)
-    problems = []
-    for rel in ("fsnotify.h", "fsnotify_backend.h"):
-        text = kernel.header_text("linux/" + rel)
-        # Every call of the current signatures goes to a stand-in of that
-        # signature, so the helpers compile and nothing else names them.
-        text = re.sub(r"(?<![\w])(fsnotify|__fsnotify_parent)\(", r"vfsfast_new_\1(", text)
-        if rel == "fsnotify_backend.h":
-            n = 0
-            for name, old in (("fsnotify", OLDSIG_FSNOTIFY), ("__fsnotify_parent", OLDSIG_PARENT)):
-                text, k = re.subn(r"extern int vfsfast_new_%s\(([^;]*)\);" % name,
-                                  lambda m, name=name, old=old:
-                                  f"extern int vfsfast_new_{name}({m.group(1)});\n"
-                                  f"extern {old};", text, count=1)
-                n += k
-            if n != 2:
-                problems.append(f"{rel}: {n} of 2 extern prototypes found")
-        with open(os.path.join(dst, "linux", rel), "w") as f:
-            f.write(text)
-    return problems
-
-
 @_exclusive
-def make_oldsig(kernel):
-    """Build the module against the kernel's headers with fsnotify's
-    pre-5.9 prototypes in front (VFSFAST_HEADER_OVERLAY), with W=1.
+def make_example(kernel, wrong_proto=False):
+    """Build the module with tests/build/opt_example.c dropped into
+    module/ and nothing else changed, with W=1; with wrong_proto, its
+    replacement's prototype differs from its target's.
 
-    Returns (ok, log, probes header text, symbols of opt_fsnotify.o).
+    Returns (ok, log, modinfo output, symbols of vfsfast.ko).
     """
-    root = kernel.chroot_dir
-    kver = kernel.kver
-    work = _tmp(kernel, "vfsfast-oldsig")
-    tree = os.path.join(root, work.lstrip("/"))
-    shutil.rmtree(tree, ignore_errors=True)
+    work = _tmp(kernel, "vfsfast-example")
+    tree = os.path.join(kernel.chroot_dir, work.lstrip("/"))
     copy_sources(tree)
-    problems = _oldsig_headers(kernel, os.path.join(tree, "oldsig"))
-    if problems:
-        return False, "; ".join(problems), "", ""
-    p = _chroot_sh(kernel, f"make -C {work} KDIR=/usr/src/linux-headers-{kver} W=1 "
-                           f"VFSFAST_HEADER_OVERLAY={work}/oldsig")
-    probes = os.path.join(tree, "generated/vfsfast_probes.h")
-    probes = open(probes).read() if os.path.exists(probes) else ""
-    syms = _chroot_sh(kernel, f"nm {work}/module/opt_fsnotify.o").stdout
-    return p.returncode == 0, p.stdout, probes, syms
+    shutil.copyfile(os.path.join(util.repo_dir(), "tests/build/opt_example.c"),
+                    os.path.join(tree, "module/opt_example.c"))
+    flags = " KCFLAGS=-DVFSFAST_EXAMPLE_WRONG_PROTO" if wrong_proto else ""
+    p = _chroot_sh(kernel, f"make -C {work} KDIR=/usr/src/linux-headers-{kernel.kver} W=1{flags}")
+    if p.returncode:
+        return False, p.stdout, "", ""
+    info = _chroot_sh(kernel, f"/sbin/modinfo {work}/vfsfast.ko").stdout
+    syms = _chroot_sh(kernel, f"nm {work}/vfsfast.ko").stdout
+    return True, p.stdout, info, syms
 
 
 def system_map(kernel):

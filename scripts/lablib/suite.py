@@ -118,22 +118,28 @@ def deb_smoke(tally, kernel, ko, env):
     record_guest(Prefixed(tally, kernel, "deb: "), kernel, res, "t_load with the package's module")
 
 
-def oldsig_check(tally, kernel):
-    """Compile-only: fsnotify()'s 4.20-5.8 signature, which no lab kernel
-    has, declared in a copy of this kernel's headers."""
-    ok, log, probes, syms = build.make_oldsig(kernel)
+def example_checks(tally, kernel):
+    """Adding an optimization is adding a file: tests/build/opt_example.c
+    in a copy of module/, nothing else edited, must be built in and
+    listed; with a replacement whose prototype is not its target's, the
+    build must fail."""
+    ok, log, info, syms = build.make_example(kernel)
     w = warnings_in(log)
-    have = set(re.findall(r"#define VFSFAST_HAVE_(\w+) 1", probes))
-    picked = ("FSNOTIFY_TO_TELL" in have and "FSNOTIFY_MASK_FIRST" not in have and
-              "FSNOTIFY_PARENT_DENTRY" not in have)
-    compiled = (re.search(r" t vfsfast_fsnotify_slow$", syms, re.M) is not None and
-                "vfsfast___fsnotify_parent_slow" not in syms)
-    tally.record(ok and not w and picked and compiled,
-                 f"[{kernel}] compile-only, pre-5.9 fsnotify() and __fsnotify_parent() "
-                 "prototypes: W=1 clean, the probes pick to_tell, fsnotify's replacement "
-                 "is built and fsnotify_parent's is left out",
-                 log[-300:] if not ok else "; ".join(w[:3]) if w else
-                 f"probes {sorted(have)}; symbols {syms[-200:]}")
+    missing = [what for what, found in (
+        ("modinfo line", "vfsfast_opt_example:" in info and
+         "functions=vfs_fsync upstream=none opt-in=yes" in info),
+        ("enable= lists it", re.search(r"parm:\s+enable:.*\bexample\b", info)),
+        ("tramp.S stubs", re.search(r" vfsfast_tramp_vfs_fsync$", syms, re.M) and
+         re.search(r" vfsfast_stock_vfs_fsync$", syms, re.M)),
+        ("registered", re.search(r" vfsfast_opt_example$", syms, re.M))) if not found]
+    tally.record(ok and not w and not missing,
+                 f"[{kernel}] a new optimization is one file: module/opt_example.c "
+                 "alone is built in, listed in modinfo and enable=, with its stubs",
+                 log[-300:] if not ok else "; ".join(w[:3] + missing))
+    ok, log, _, _ = build.make_example(kernel, wrong_proto=True)
+    tally.record(not ok and "BUILD_BUG_ON" in log or not ok and "negative width" in log,
+                 f"[{kernel}] a replacement whose prototype is not its target's "
+                 "does not build", "it built" if ok else log[-300:])
 
 
 class Expectations:
@@ -154,8 +160,8 @@ class Expectations:
 
 
 def build_checks(tally, kernel):
-    """The W=1 and sparse build, its tail calls, and the compile-only
-    pre-5.9 fsnotify build.  Returns whether the W=1 build (which also
+    """The W=1 and sparse build, its tail calls, and the builds of a
+    throwaway optimization.  Returns whether the W=1 build (which also
     builds the test modules) succeeded."""
     ok, log = build.make_w1(kernel, "C=2")
     w = warnings_in(log)
@@ -165,7 +171,7 @@ def build_checks(tally, kernel):
     tally.record(not bad, f"[{kernel}] the paths that may sleep in stock code reach it by "
                  "tail calls (objdump): nothing of vfsfast on the stack there",
                  "; ".join(bad[:4]))
-    oldsig_check(tally, kernel)
+    example_checks(tally, kernel)
     return ok
 
 
