@@ -25,7 +25,7 @@ fake() { # the tree vfsfast makes, with readlink's status given
 	echo "$1" >"$tmp/vf/readlink/enabled"
 	printf '%s\nupstream: none\nrequested: off\n' "$2" >"$tmp/vf/readlink/status"
 	echo 0 >"$tmp/vf/other/enabled"
-	printf 'inactive\nupstream: none\nrequested: off\n' >"$tmp/vf/other/status"
+	printf 'off\nupstream: none\nrequested: off\n' >"$tmp/vf/other/status"
 	(cd "$tmp/vf" && find . -type f -exec cksum {} + | sort) >"$tmp/vf.sum"
 }
 
@@ -63,24 +63,28 @@ suite() {
 	rm -rf "$tmp/vf"
 	: >"$tmp/vf.sum"
 	expect "module not loaded" 2 "module is not loaded" readlink -- pipe
-	fake 0 "unsupported: vfs_readlink: held by another ftrace user"
+	fake 0 "unsupported: vfs_readlink: symbol not found"
 	expect "unsupported knob" 2 "cannot be switched on this kernel: unsupported" readlink -- pipe
+	fake 0 "conflict: vfs_readlink: held by another ftrace user"
+	expect "conflict knob" 2 "cannot be switched on this kernel: conflict" readlink -- pipe
+	fake 0 "broken: vfs_readlink: detach failed (-5)"
+	expect "broken knob" 2 "cannot be switched on this kernel: broken" readlink -- pipe
 	fake 0 "disabled: disable= parameter"
 	expect "disabled knob" 2 "cannot be switched on this kernel: disabled" readlink -- pipe
 	fake 0 "yielded: vfs_readlink taken by klp_x"
 	expect "yielded knob" 2 "cannot be switched on this kernel: yielded" readlink -- pipe
 	expect "--list" 0 "readlink: enabled=0 yielded" --list
 
-	# An enable that does not take effect: status stays "inactive" (this
+	# An enable that does not take effect: status stays "off" (this
 	# stand-in has no module behind it).  Exit 1, said plainly, knobs as
 	# found: readlink 0, other 0, though both were written.
-	fake 0 inactive
+	fake 0 off
 	rm -rf "$tmp/cwd"
 	mkdir "$tmp/cwd"
 	(cd "$tmp/cwd" && VFSFAST_AB_SYSFS=$tmp/vf VFSFAST_AB_LIBEXEC=$tmp/lx $SH "$AB" -w 0 \
 		--metric v -o "$tmp/cwd/r" readlink,other -- sh -c 'echo v=1') >"$tmp/out" 2>&1
 	rc=$?
-	if [ $rc = 1 ] && grep -q "readlink did not become active: status 'inactive'" "$tmp/out" &&
+	if [ $rc = 1 ] && grep -q "readlink did not become active: status 'off'" "$tmp/out" &&
 		grep -q "knobs restored as found: readlink=0 other=0" "$tmp/out" &&
 		[ "$(cat "$tmp/vf/readlink/enabled") $(cat "$tmp/vf/other/enabled")" = "0 0" ]; then
 		ok "enable without effect: exit 1, named, knobs put back"
