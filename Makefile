@@ -5,8 +5,9 @@
 # make install         install into /lib/modules/<release>/updates and depmod,
 #                      the vfsfast and vfsfast-ab commands into $(SBINDIR),
 #                      vfsfast-ab's statistics into $(SHAREDIR) and its C
-#                      workloads (abloop, rlbench, built with $(CC); ablat
-#                      for --latency where clang and libbpf-dev are) into
+#                      workloads (scripts/workloads: abloop, rlbench, nbench,
+#                      kfs, built with $(CC); ablat for --latency where
+#                      clang and libbpf-dev are) into
 #                      $(LIBEXECDIR); all three under $(prefix), /usr/local
 #                      unless given (prefix=/usr for a package), each under
 #                      $(DESTDIR) when given
@@ -44,6 +45,8 @@ SHAREDIR ?= $(prefix)/share/vfsfast
 CC ?= cc
 # For the C workloads only (a package build passes its hardening flags).
 CFLAGS ?= -O2
+# vfsfast-ab's workload programs, scripts/workloads/<name>.c (ablat apart).
+WORKLOADS := abloop rlbench nbench kfs
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -64,14 +67,15 @@ install-scripts:
 	install -D -m 0755 scripts/vfsfast-ab $(DESTDIR)$(SBINDIR)/vfsfast-ab
 	install -D -m 0644 scripts/vfsfast-ab-stats.awk $(DESTDIR)$(SHAREDIR)/vfsfast-ab-stats.awk
 	mkdir -p $(DESTDIR)$(LIBEXECDIR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/abloop tests/guest/src/abloop.c $(LDFLAGS)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/rlbench tests/guest/src/rlbench.c $(LDFLAGS)
+	for w in $(WORKLOADS); do \
+		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/$$w scripts/workloads/$$w.c $(LDFLAGS) || exit 1; \
+	done
 	@if command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]; then \
 		echo "building ablat (vfsfast-ab --latency)"; \
 		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$$($(CC) -dumpmachine) \
-			-c tests/guest/src/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
+			-c scripts/workloads/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
 		chmod 0644 $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
-		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat tests/guest/src/ablat.c $(LDFLAGS) -lbpf; \
+		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat scripts/workloads/ablat.c $(LDFLAGS) -lbpf; \
 	else \
 		echo "note: clang or libbpf-dev missing: vfsfast-ab --latency will say it is unavailable"; \
 	fi

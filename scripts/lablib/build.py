@@ -20,8 +20,7 @@ from . import debian, util
 # that `make install` and `make dkms-install` put on the machine.
 SOURCES = ["Kbuild", "Makefile", "dkms.conf", "module", "include", "scripts/vfsfast",
            "scripts/vfsfast-ab", "scripts/vfsfast-ab-stats.awk",
-           "tests/guest/src/abloop.c", "tests/guest/src/rlbench.c",
-           "tests/guest/src/ablat.c", "tests/guest/src/ablat.bpf.c"]
+           "scripts/workloads"]
 _IGNORE = shutil.ignore_patterns("*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd",
                                  "generated", "*.order", "*.symvers", ".tmp*")
 

@@ -8,8 +8,12 @@ import tempfile
 
 from . import build, ext4img, opts, util, vm
 
-GUEST_PROGRAMS = ["rldiff", "rlbench", "rlloop", "wr", "uffdrl", "sysfuzz", "runas", "kfs",
-                  "fanperm", "bpfentry", "abloop", "nbench", "pseudowatch", "evdiff"]
+# Test programs (tests/guest/src) and vfsfast-ab's workload programs
+# (scripts/workloads, which `make install` installs too); both are on the
+# guests' PATH as /lab/bin/<name>.
+GUEST_PROGRAMS = ["rldiff", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
+                  "fanperm", "bpfentry", "pseudowatch", "evdiff"]
+WORKLOAD_PROGRAMS = ["abloop", "rlbench", "nbench", "kfs"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
@@ -20,18 +24,21 @@ def guest_programs():
     out = os.path.join(util.cache_dir(), "guest-bin")
     os.makedirs(out, exist_ok=True)
     src = os.path.join(util.repo_dir(), "tests/guest/src")
+    wl = os.path.join(util.repo_dir(), "scripts/workloads")
     progs = {}
-    for name in GUEST_PROGRAMS:
-        c = os.path.join(src, name + ".c")
-        exe = os.path.join(out, name)
-        newest = max(os.path.getmtime(c), os.path.getmtime(os.path.join(src, "common.h")))
-        if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
-            util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
-                      "-o", exe, c], quiet=True)
-        progs[f"/lab/bin/{name}"] = exe
+    for d, names in ((src, GUEST_PROGRAMS), (wl, WORKLOAD_PROGRAMS)):
+        for name in names:
+            c = os.path.join(d, name + ".c")
+            exe = os.path.join(out, name)
+            deps = [c] + [h for h in [os.path.join(d, "common.h")] if os.path.exists(h)]
+            newest = max(os.path.getmtime(f) for f in deps)
+            if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
+                util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
+                          "-o", exe, c], quiet=True)
+            progs[f"/lab/bin/{name}"] = exe
     for name in GUEST_SCRIPTS:
         progs[f"/lab/bin/{name}"] = os.path.join(util.repo_dir(), "scripts", name)
-    progs.update(latency_programs(src, out))
+    progs.update(latency_programs(wl, out))
     return progs
 
 

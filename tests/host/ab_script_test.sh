@@ -106,7 +106,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 mkdir "$tmp/lx"
-if ! ${CC:-cc} -O2 -o "$tmp/lx/abloop" "$here/../guest/src/abloop.c"; then
+if ! ${CC:-cc} -O2 -o "$tmp/lx/abloop" "$here/../../scripts/workloads/abloop.c"; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
