@@ -4,14 +4,25 @@
 # (POSIX awk, mawk, gawk and busybox awk built without math support: no
 # exp/log/sqrt/^ is used; they are computed here).
 #
+# The one statistics implementation of the project: vfsfast-ab's reports
+# and the lab's `vfsfast-lab bench` tables (which run vfsfast-ab in the
+# guest and only format what this computes: medians, spreads, ratios,
+# intervals, p-values, and the share of upstream's saving recovered on
+# the legacy kernel) both come from here.  Why awk, not Python: vfsfast-ab
+# runs on users' hosts and in the lab's busybox guests, where there is no
+# Python, and one implementation has to run in both places
+# (Documentation/ab-methodology.md, "One implementation").
+#
 # usage: awk -f vfsfast-ab-stats.awk [-v VAR=VALUE ...] raw.csv
+#        awk -f vfsfast-ab-stats.awk -v recovery=1 rounds.csv
 #
 # raw.csv, one line per measured run, with a header line:
 #   run,pair,kind,slot,arm,metric,value
 #   run    1, 2, ... in the order the runs happened
 #   pair   pair number; kind AB (knob off vs on) or AA (off vs off)
 #   slot   1 or 2: the position of the run inside its pair
-#   arm    off|on for AB pairs, a|b for AA pairs (ratio b/a)
+#   arm    off|on|passthrough for AB pairs (each B arm against off: on/off,
+#          passthrough/off), a|b for AA pairs (ratio b/a)
 #   metric name of the metric (ns_per_op, runtime_s, instructions_per_op...)
 #   value  the number
 #
@@ -25,6 +36,22 @@
 #   better=lower    lower|higher: which direction of a metric is a gain
 #                   (for the words only; metrics named *per_sec*, *ops_s*,
 #                   *throughput* are higher-is-better whatever this says)
+#
+# Per arm, median and spread = (max - min) / median over the pairs, in
+# percent (summary.json: off_spread_pct, on_spread_pct; and diff_median =
+# on median - off median).
+#
+# recovery=1: input lines "side,backend,workload,value", side legacy_off,
+# legacy_on or ref_off (the rounds of the legacy kernel with the knobs off
+# and on, and of legacy-ref, the same build without the revert, off).
+# Prints one tab-separated line per (backend, workload) that has all
+# three: backend, workload, legacy off median, legacy on median,
+# legacy-ref off median, upstream saving (legacy off - legacy-ref off),
+# knob saving (legacy off - legacy on), recovered percent (knob saving /
+# upstream saving * 100, or "-") and why there is none ("-" when there
+# is): where upstream saves under 0.5% of legacy off, or no more than
+# either kernel's off rounds spread over (max - min), the ratio of two
+# numbers within the noise would mean nothing.
 #
 # Per pair the ratio on/off (AA: b/a) is taken; the report gives the
 # geometric mean of the ratios with a t-based 95% interval on the log
@@ -256,15 +283,24 @@ function higher_better(m) {
 	return better == "higher" || m ~ /per_sec|ops_s|throughput/
 }
 
-# Analyse one (metric, kind): fills R[key, field].
-function analyse(mt, kind, key,    n, i, p, x, y, lr, xs, ys, m, sd, t, cv, need, eq, pv, eff) {
+function amin(a, n,    i, v) { v = a[1]; for (i = 2; i <= n; i++) if (a[i] < v) v = a[i]; return v }
+function amax(a, n,    i, v) { v = a[1]; for (i = 2; i <= n; i++) if (a[i] > v) v = a[i]; return v }
+
+# (max - min) / median of a[1..n], in percent
+function spread(a, n,    md) {
+	md = median(a, n)
+	return md ? (amax(a, n) - amin(a, n)) / md * 100 : 0
+}
+
+# Analyse one (metric, kind, arm y against arm x): fills R[key, field].
+function analyse(mt, kind, xa, ya, key,    n, i, p, x, y, lr, xs, ys, m, sd, t, cv, need, eq, pv, eff) {
 	n = 0
 	for (p = 1; p <= maxpair; p++) {
-		if (!((p, mt, "x") in V) || !((p, mt, "y") in V) || KIND[p] != kind)
+		if (!((p, mt, xa) in V) || !((p, mt, ya) in V) || KIND[p] != kind)
 			continue
 		n++
-		xs[n] = V[p, mt, "x"]
-		ys[n] = V[p, mt, "y"]
+		xs[n] = V[p, mt, xa]
+		ys[n] = V[p, mt, ya]
 	}
 	R[key, "n"] = n
 	if (n == 0)
@@ -294,6 +330,8 @@ function analyse(mt, kind, key,    n, i, p, x, y, lr, xs, ys, m, sd, t, cv, need
 	}
 	R[key, "xmed"] = median(xs, n)
 	R[key, "ymed"] = median(ys, n)
+	R[key, "xspread"] = spread(xs, n)
+	R[key, "yspread"] = spread(ys, n)
 	R[key, "cv"] = n >= 2 ? sd * 100 : "nan"
 	if (eq) {
 		R[key, "p"] = "-"
@@ -328,6 +366,7 @@ BEGIN {
 	nrun = 0
 }
 
+recovery { recovery_line(); next }
 NR == 1 && $1 == "run" { next }
 /^[ \t]*$/ { next }
 {
@@ -342,15 +381,35 @@ NR == 1 && $1 == "run" { next }
 	}
 	KIND[p] = kind
 	if (p > maxpair) maxpair = p
-	side = (arm == "off" || arm == "a") ? "x" : "y"
-	V[p, mt, side] = v
+	if (kind == "AB" && arm != "off" && !(arm in ARMSEEN)) {
+		ARMSEEN[arm] = 1
+		ARM[++narm] = arm
+	}
+	V[p, mt, arm] = v
 	# chronological series for the charts
 	k = ++NRUN[mt]
 	CR[mt, k] = run; CP[mt, k] = p; CA[mt, k] = arm; CV[mt, k] = v
 }
 
-function table_line(mt, kind, key,    cmp, s) {
-	cmp = kind == "AB" ? "on/off" : "A/A b/a"
+# The comparisons, in report order: each B arm against off, then A/A.
+# Fills CMPK[i] (kind), CMPX[i], CMPY[i] (arms), CMPN[i] (the name in
+# summary.json: on/off, passthrough/off, aa), CMPT[i] (in the table).
+function comparisons(    i, a, n) {
+	n = 0
+	# "on" first, then the other B arms as they came
+	for (i = 0; i <= narm; i++) {
+		a = i == 0 ? "on" : ARM[i]
+		if (i > 0 && a == "on")
+			continue
+		n++
+		CMPK[n] = "AB"; CMPX[n] = "off"; CMPY[n] = a; CMPN[n] = a "/off"; CMPT[n] = a "/off"
+	}
+	n++
+	CMPK[n] = "AA"; CMPX[n] = "a"; CMPY[n] = "b"; CMPN[n] = "aa"; CMPT[n] = "A/A b/a"
+	return n
+}
+
+function table_line(mt, cmp, key,    s) {
 	s = sprintf("%-22s %-8s %20s %20s %28s %9s %5d  %s", mt, cmp,
 		    fmtv(R[key, "xmed"]) " ± " fmtv(R[key, "xci"]),
 		    fmtv(R[key, "ymed"]) " ± " fmtv(R[key, "yci"]),
@@ -381,8 +440,8 @@ function text_chart2(mt,    k, lo, hi, i, pos, sym, p, span, c, row, pv, s) {
 		if (CV[mt, k] > hi) hi = CV[mt, k]
 	}
 	span = hi - lo
-	emit_chart(sprintf("%s per run, pairs in run order (o = off, x = on; A/A pairs: a, b; " \
-			   "# = both)%s", mt, (higher_better(mt) ? "; higher is better" : "; lower is better")))
+	emit_chart(sprintf("%s per run, pairs in run order (o = off, x = on%s; A/A pairs: a, b; " \
+			   "# = both)%s", mt, (narm > 1 || (narm == 1 && ARM[1] != "on") ? ", p = passthrough" : ""), (higher_better(mt) ? "; higher is better" : "; lower is better")))
 	s = sprintf("%14s%s", "", fmtv(lo))
 	while (length(s) < 14 + width - length(fmtv(hi)))
 		s = s " "
@@ -396,7 +455,7 @@ function text_chart2(mt,    k, lo, hi, i, pos, sym, p, span, c, row, pv, s) {
 			if (CP[mt, k] != p) continue
 			c++
 			pos = span > 0 ? int((CV[mt, k] - lo) / span * (width - 1) + 0.5) : int(width / 2)
-			sym = CA[mt, k] == "off" ? "o" : CA[mt, k] == "on" ? "x" : CA[mt, k]
+			sym = CA[mt, k] == "off" ? "o" : CA[mt, k] == "on" ? "x" : substr(CA[mt, k], 1, 1)
 			if (substr(row, pos + 1, 1) != " ") sym = "#"
 			row = substr(row, 1, pos) sym substr(row, pos + 2)
 			pv = pv sprintf(" %s=%s", CA[mt, k], fmtv(CV[mt, k]))
@@ -443,6 +502,9 @@ function svg_chart(mt, y0, f,    k, lo, hi, span, w, h, x, y, col, pad, n, i, ti
 		else if (CA[mt, k] == "on")
 			printf "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"#d62728\"/>\n",
 			       x - 4, y - 4 > f
+		else if (CA[mt, k] == "passthrough")
+			printf "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"#2ca02c\"/>\n",
+			       x - 4, y - 4 > f
 		else
 			printf "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#7f7f7f\"/>\n",
 			       x, y - 5, x + 5, y, x, y + 5, x - 5, y > f
@@ -453,7 +515,65 @@ function svg_chart(mt, y0, f,    k, lo, hi, span, w, h, x, y, col, pad, n, i, ti
 	print "</g>" > f
 }
 
+# ---- recovery=1: the share of upstream's saving won back on legacy ----------
+
+function recovery_line(    b, w) {
+	if (NR == 1 && $1 == "side") return
+	if ($0 ~ /^[ \t]*$/) return
+	if (NF != 4 || ($1 != "legacy_off" && $1 != "legacy_on" && $1 != "ref_off") ||
+	    $4 !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) {
+		BAD = BAD sprintf("recovery line %d malformed: %s\n", NR, $0)
+		return
+	}
+	b = $2; w = $3
+	if (!((b, w) in RKEY)) {
+		RKEY[b, w] = 1
+		RB[++nrk] = b; RW[nrk] = w
+	}
+	k = ++RN[$1, b, w]
+	RV[$1, b, w, k] = $4 + 0
+}
+
+# median and (max - min) of side s's rounds of (b, w): RMED, RRANGE
+function rounds_of(s, b, w,    a, n, i) {
+	n = RN[s, b, w]
+	for (i = 1; i <= n; i++)
+		a[i] = RV[s, b, w, i]
+	RMED = median(a, n)
+	RRANGE = amax(a, n) - amin(a, n)
+}
+
+function recovery_end(    i, b, w, l_off, l_on, r_off, up, knob, noise, pct, why) {
+	for (i = 1; i <= nrk; i++) {
+		b = RB[i]; w = RW[i]
+		if (!RN["legacy_off", b, w] || !RN["legacy_on", b, w] || !RN["ref_off", b, w])
+			continue
+		rounds_of("legacy_off", b, w); l_off = RMED; noise = RRANGE
+		rounds_of("ref_off", b, w); r_off = RMED; if (RRANGE > noise) noise = RRANGE
+		rounds_of("legacy_on", b, w); l_on = RMED
+		up = l_off - r_off
+		knob = l_off - l_on
+		pct = "-"; why = "-"
+		if (up <= 0.005 * l_off)
+			why = "upstream saves < 0.5%"
+		else if (up <= noise)
+			why = sprintf("upstream saving within the rounds' spread of %.0f", noise)
+		else
+			pct = sprintf("%.10g", knob / up * 100)
+		printf "%s\t%s\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%s\t%s\n", b, w, l_off, l_on, r_off,
+		       up, knob, pct, why
+	}
+}
+
 END {
+	if (recovery) {
+		if (BAD != "") {
+			printf "%s", BAD > "/dev/stderr"
+			exit 2
+		}
+		recovery_end()
+		exit 0
+	}
 	if (BAD != "") {
 		printf "%s", BAD > "/dev/stderr"
 		exit 2
@@ -462,10 +582,11 @@ END {
 		print "vfsfast-ab-stats: no data" > "/dev/stderr"
 		exit 2
 	}
+	ncmp = comparisons()
 	for (i = 1; i <= nmet; i++) {
 		mt = MET[i]
-		analyse(mt, "AB", mt SUBSEP "AB")
-		analyse(mt, "AA", mt SUBSEP "AA")
+		for (c = 1; c <= ncmp; c++)
+			analyse(mt, CMPK[c], CMPX[c], CMPY[c], mt SUBSEP CMPN[c])
 	}
 	if (BAD != "") {
 		printf "%s", BAD > "/dev/stderr"
@@ -475,40 +596,37 @@ END {
 		     "on median ±95%", "delta % [95% CI]", "p", "pairs", "mark"))
 	for (i = 1; i <= nmet; i++) {
 		mt = MET[i]
-		if (R[mt, "AB", "n"] > 0)
-			emit(table_line(mt, "AB", mt SUBSEP "AB"))
-		if (R[mt, "AA", "n"] > 0)
-			emit(table_line(mt, "AA", mt SUBSEP "AA"))
+		for (c = 1; c <= ncmp; c++)
+			if (R[mt, CMPN[c], "n"] > 0)
+				emit(table_line(mt, CMPT[c], mt SUBSEP CMPN[c]))
 	}
 	emit("")
 	emit(sprintf("mark: * significant (Wilcoxon signed-rank p < %s), ~ not significant, " \
 		     "= every pair exactly equal (no test)", alpha))
 	for (i = 1; i <= nmet; i++) {
 		mt = MET[i]
-		for (kk = 1; kk <= 2; kk++) {
-			kind = kk == 1 ? "AB" : "AA"
-			key = mt SUBSEP kind
+		for (c = 1; c <= ncmp; c++) {
+			key = mt SUBSEP CMPN[c]
+			cname = CMPK[c] == "AB" ? CMPN[c] : "A/A"
 			if (R[key, "n"] == 0 || R[key, "mark"] == "=")
 				continue
 			if (R[key, "n"] < 2) {
-				emit(sprintf("%s %s: 1 pair: no estimate of the noise", mt,
-					     kind == "AB" ? "on/off" : "A/A"))
+				emit(sprintf("%s %s: 1 pair: no estimate of the noise", mt, cname))
 				continue
 			}
 			s = sprintf("%s %s: noise %.3g%% per pair (sd of log ratio); a %s%% effect needs " \
 				    "about %d pairs (16*(CV/effect)^2), this run has %d",
-				    mt, kind == "AB" ? "on/off" : "A/A", R[key, "cv"], effect,
-				    R[key, "need"], R[key, "n"])
+				    mt, cname, R[key, "cv"], effect, R[key, "need"], R[key, "n"])
 			if (R[key, "n"] < R[key, "need"])
 				s = s ": WARNING: too short to resolve a " effect "% effect"
 			emit(s)
 		}
-		key = mt SUBSEP "AB"
+		key = mt SUBSEP "on/off"
 		if (R[key, "n"] > 0 && R[key, "mark"] == "*")
 			emit(sprintf("%s: knob on is %s (%+.2f%%)", mt,
 				     (R[key, "delta"] < 0) != higher_better(mt) ? "a GAIN" : "a LOSS",
 				     R[key, "delta"]))
-		key = mt SUBSEP "AA"
+		key = mt SUBSEP "aa"
 		if (R[key, "n"] > 0 && R[key, "mark"] == "*")
 			emit(sprintf("%s: WARNING: the A/A pairs differ significantly: the " \
 				     "measurement is not stable, distrust the A/B result", mt))
@@ -525,22 +643,24 @@ END {
 		first = 1
 		for (i = 1; i <= nmet; i++) {
 			mt = MET[i]
-			for (kk = 1; kk <= 2; kk++) {
-				kind = kk == 1 ? "AB" : "AA"
-				key = mt SUBSEP kind
+			for (c = 1; c <= ncmp; c++) {
+				key = mt SUBSEP CMPN[c]
 				if (R[key, "n"] == 0)
 					continue
 				printf "%s{\"metric\":%s,\"compare\":%s,\"pairs\":%d,\"off_median\":%s," \
 				       "\"off_ci95\":%s,\"on_median\":%s,\"on_ci95\":%s,\"ratio_gm\":%s," \
 				       "\"delta_pct\":%s,\"delta_lo_pct\":%s,\"delta_hi_pct\":%s," \
 				       "\"p\":%s,\"test\":%s,\"marker\":%s,\"noise_cv_pct\":%s," \
-				       "\"pairs_needed\":%s,\"higher_is_better\":%s}", (first ? "" : ",\n"),
-				       jstr(mt), jstr(kind == "AB" ? "on/off" : "aa"), R[key, "n"],
+				       "\"pairs_needed\":%s,\"higher_is_better\":%s,\"off_spread_pct\":%s," \
+				       "\"on_spread_pct\":%s,\"diff_median\":%s}", (first ? "" : ",\n"),
+				       jstr(mt), jstr(CMPN[c]), R[key, "n"],
 				       jnum(R[key, "xmed"]), jnum(R[key, "xci"]), jnum(R[key, "ymed"]),
 				       jnum(R[key, "yci"]), jnum(R[key, "gm"]), jnum(R[key, "delta"]),
 				       jnum(R[key, "lo"]), jnum(R[key, "hi"]), jnum(R[key, "p"]),
 				       jstr(R[key, "method"]), jstr(R[key, "mark"]), jnum(R[key, "cv"]),
-				       jnum(R[key, "need"]), (higher_better(mt) ? "true" : "false") > f
+				       jnum(R[key, "need"]), (higher_better(mt) ? "true" : "false"),
+				       jnum(R[key, "xspread"]), jnum(R[key, "yspread"]),
+				       jnum(R[key, "ymed"] - R[key, "xmed"]) > f
 				first = 0
 			}
 		}

@@ -3,19 +3,25 @@
 Runs in icount mode (one vCPU, -icount shift=0,sleep=off), where guest
 nanoseconds count executed instructions, so figures reproduce to about
 0.1% and a difference of a few instructions per call is visible.
+
+The measurement is vfsfast-ab's, run in the guest as on a host (one run
+per backend and workload, arms off, on and passthrough), and so are the
+statistics: medians, spreads, deltas, redirect costs and the share of
+upstream's saving recovered on legacy all come from
+scripts/vfsfast-ab-stats.awk.  This file only parses what vfsfast-ab
+writes (summary.json, raw.csv) and lays it out in tables.
 """
 
 import concurrent.futures
+import json
 import os
-import re
-import statistics
+import shlex
+import subprocess
 
-from . import build, debian, guest, opts, util
-
-MODES = ["off", "on", "passthrough"]
+from . import ab, build, debian, guest, opts, util
 
 # What each benchmark measures: the knobs it switches together (the
-# guest job's workload set, tests/guest/bench.sh, is theirs: opts.OPTS),
+# guest job's workload set, WORKLOADS below, is theirs: opts.OPTS),
 # and the operation named in the table's title.
 BENCHES = {
     "readlink": (("readlink",), "readlink(), instructions per call"),
@@ -36,91 +42,172 @@ BENCHES = {
 }
 
 
+# Each workload set's workloads: (label in the table, vfsfast-ab options,
+# vfsfast-ab workload).  /mnt/ext4 is the lab's read-only ext4 image, with
+# links of 32 and 100 bytes; the io files live in the guest's tmpfs /tmp.
+WORKLOADS = {
+    "readlink": [("tmpfs-32", [], ["readlink-tmpfs-32"]),
+                 ("tmpfs-100", [], ["readlink-tmpfs-100"]),
+                 ("ext4-32", [], ["readlink-at", "/mnt/ext4/links/bench32"]),
+                 ("ext4-100", [], ["readlink-at", "/mnt/ext4/links/bench100"])],
+    "io": [("write", ["--root-dir", "/tmp"], ["write"]),
+           ("read", ["--root-dir", "/tmp"], ["read"]),
+           ("watched", ["--root-dir", "/tmp"], ["write-watched"]),
+           ("pipe", [], ["pipe"]),
+           ("pipewatched", [], ["pipe-watched"]),
+           ("socket", [], ["socket"]),
+           ("eventfd", [], ["eventfd"]),
+           ("hackbench", [], ["hackbench-msg"]),
+           ("hackbenchwatched", [], ["hackbench-msg-watched"])],
+    "kernfs": [("miss", [], ["kernfs-miss"]),
+               ("stat", [], ["kernfs-stat"]),
+               ("read", [], ["kernfs-read"]),
+               ("readmany", [], ["kernfs-readmany"])],
+}
+
+RC_MARK = "VFSFAST-BENCH-RC "
+STATS = os.path.join(util.repo_dir(), "scripts/vfsfast-ab-stats.awk")
+
+
 def bench_job(opt):
-    """(workload set, knobs) of a benchmark, as bench.sh reads them."""
+    """(workload set, knobs) of a benchmark."""
     knobs = BENCHES[opt][0]
     return opts.workloads(knobs), " ".join(knobs)
 
 
+def job_text(opt, rounds, iterations, backends):
+    """The guest job: for each backend, load the module and run vfsfast-ab
+    once per workload, arms off, on and passthrough (an A/A run, the knob
+    never switched on, where this kernel cannot have the optimization),
+    then print the results folder's files (ab.FILE_MARK blocks)."""
+    wset, knobs = bench_job(opt)
+    first = knobs.split()[0]
+    common = f"-p {rounds} --aa 0 -n {iterations} -w 1 --settle 0 --seed 1 --no-perf"
+    lines = [f"{label} {' '.join(shlex.quote(a) for a in o + [knobs.replace(' ', ','), '--'] + w)}"
+             for label, o, w in WORKLOADS[wset]]
+    runs = "\n".join(lines)
+    return f"""# Let boot-time background work finish before anything is measured.
+sleep 5
+for b in {' '.join(backends)}; do
+	load_vfsfast enable=none backend=$b
+	arms="--arms on,passthrough"
+	grep -q '^unsupported' $VF/{first}/status && arms=--aa-only
+	printf '{runs}\n' | while read -r label args; do
+		rm -rf /tmp/abres
+		eval "set -- $args"
+		vfsfast-ab {common} $arms -o /tmp/abres "$@" </dev/null >/tmp/ab.out 2>&1
+		rc=$?
+		echo "{RC_MARK}$b $label $rc"
+		[ $rc = 0 ] || tail -n 15 /tmp/ab.out
+		for f in summary.json raw.csv env.txt; do
+			[ -f /tmp/abres/$f ] || continue
+			echo "{ab.FILE_MARK}$b.$label.$f"
+			awk '{{ print }}' /tmp/abres/$f
+			echo "{ab.END_MARK}"
+		done
+	done
+	unload_vfsfast
+done
+"""
+
+
+def raw_rounds(csv_text):
+    """{mode: [values]} of a raw.csv's ns_per_op runs, in run order (A/A
+    arms a and b are both "off")."""
+    out = {}
+    for line in csv_text.splitlines()[1:]:
+        f = line.split(",")
+        if len(f) >= 7 and f[5] == "ns_per_op":
+            mode = "off" if f[4] in ("a", "b") else f[4]
+            out.setdefault(mode, []).append(float(f[6]))
+    return out
+
+
 def run(kernel, opt, rounds, iterations, disk, backends=None):
     """One kernel's benchmark (kernel: a kernel.Kernel); returns (data,
-    status line)."""
+    status, summaries): data {(backend, workload, mode): [values]} from
+    raw.csv, status "<state> <upstream>" of the first knob, summaries
+    {(backend, workload): {compare: summary.json row}}."""
     kernel.ensure()
     ko, log = build.dkms_install(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
-    job = open(os.path.join(util.repo_dir(), "tests/guest/bench.sh")).read()
     offered = build.expected_backends(kernel)
     backends = [b for b in (backends or offered) if b in offered]
-    workloads, knobs = bench_job(opt)
-    util.log(f"{kernel}: {opt} benchmark, backends {' '.join(backends)}, "
-             f"{rounds} rounds x {iterations} calls")
-    res = guest.run_job(kernel, job, ko, disk=disk, icount=True,
-                        timeout=900 * max(1, len(backends)),
-                        env={"BENCH_ROUNDS": str(rounds),
-                             "BENCH_ITERATIONS": str(iterations),
-                             "BENCH_BACKENDS": " ".join(backends),
-                             "BENCH_OPT": workloads, "BENCH_KNOBS": knobs},
+    wset, knobs = bench_job(opt)
+    util.log(f"{kernel}: {opt} benchmark (vfsfast-ab in the guest), backends "
+             f"{' '.join(backends)}, {rounds} rounds x {iterations} calls")
+    res = guest.run_job(kernel, job_text(opt, rounds, iterations, backends), ko, disk=disk,
+                        icount=True, timeout=900 * max(1, len(backends)),
                         extra_files=debian.chroot_programs(kernel, ["/usr/bin/hackbench"])
-                        if workloads == "io" else None)
+                        if wset == "io" else None)
+    report, files, _ = ab.split_output(res.output)
     if not res.clean:
         util.die(f"{kernel}: benchmark guest failed: completed={res.completed} "
                  f"console={res.bad_lines[:3]}\n{res.output[-2000:]}")
-    data = {}
-    status = ""
-    for line in res.output.splitlines():
-        m = re.match(r"R (\d+) (\S+) (\S+) (\S+) ([0-9.]+)$", line)
-        if m:
-            data.setdefault((m.group(2), m.group(4), m.group(3)), []).append(float(m.group(5)))
-        elif line.startswith("STATUS "):
-            status = line[len("STATUS "):]
-        elif re.match(r"R \d+ .* ERR$", line):
-            util.die(f"{kernel}: a measurement failed: {line}")
-        elif line.startswith("BACKEND "):
-            asked, used = line.split()[1:3]
-            if asked != used and used != "unsupportednone":
-                util.die(f"{kernel}: backend {asked} asked, {used} used")
-    return data, status
+    for line in report.splitlines():
+        if line.startswith(RC_MARK) and not line.endswith(" 0"):
+            util.die(f"{kernel}: vfsfast-ab failed: {line[len(RC_MARK):]}\n{report[-2000:]}")
+    data, summaries, status = {}, {}, ""
+    for b in backends:
+        for label, _, _ in WORKLOADS[wset]:
+            name = f"{b}.{label}"
+            if f"{name}.summary.json" not in files:
+                util.die(f"{kernel}: no vfsfast-ab results for {b} {label}\n{report[-2000:]}")
+            summary = json.loads(files[f"{name}.summary.json"])
+            summaries[(b, label)] = {r["compare"]: r for r in summary["results"]
+                                     if r["metric"] == "ns_per_op"}
+            for mode, vals in raw_rounds(files.get(f"{name}.raw.csv", "")).items():
+                data[(b, label, mode)] = vals
+            first = knobs.split()[0]
+            up = summary.get("upstream", {}).get(first, "?") or "?"
+            supported = "on/off" in summaries[(b, label)]
+            status = f"{'measured' if supported else 'unsupported'} {up.replace(' ', '_')}"
+            used = summary.get("backends_used", "")
+            for kv in used.split():
+                if kv.split("=", 1)[1] != b:
+                    util.die(f"{kernel}: backend {b} asked, {kv} used ({label})")
+    return data, status, summaries
 
 
-def summarize(vals):
-    med = statistics.median(vals)
-    spread = (max(vals) - min(vals)) / med * 100 if med else 0.0
-    return med, spread
-
-
-def _workload_key(w):
-    kind, _, size = w.partition("-")
-    return (kind, int(size) if size.isdigit() else 0)
+def _fmt(x, f):
+    return "" if x is None else format(x, f)
 
 
 def table(results, rounds, iterations, opt="readlink"):
+    wset = bench_job(opt)[0]
     lines = [
-        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0; "
-        f"median of {rounds} interleaved rounds of {iterations} calls; spread = "
-        f"(max-min)/median over the rounds)",
+        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0; vfsfast-ab in the guest, "
+        f"{rounds} pairs (rounds) of off, on and passthrough in random order, {iterations} "
+        f"calls per run; medians; delta = geometric mean of the per-round on/off ratios; "
+        f"spread = (max-min)/median over the rounds)",
         "",
         "| kernel | upstream | backend | workload | off | on | delta | passthrough | redirect cost | spread off/on/pt |",
         "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     order = {"jmp": 0, "direct": 1, "ftrace": 2}
-    for kernel, (data, status) in results.items():
+    labels = [w[0] for w in WORKLOADS[wset]]
+    for kernel, (_, status, summaries) in results.items():
         upstream = status.split()[-1] if status else "?"
-        backends = sorted({b for b, _, _ in data}, key=lambda b: order.get(b, 9))
-        workloads = sorted({w for _, w, _ in data}, key=_workload_key)
+        backends = sorted({b for b, _ in summaries}, key=lambda b: order.get(b, 9))
         for b in backends:
-            for w in workloads:
-                off, s_off = summarize(data[(b, w, "off")])
-                if (b, w, "on") not in data:
-                    lines.append(f"| {kernel} | {upstream} | {b} | {w} | {off:.0f} | unsupported "
-                                 f"| | | | {s_off:.2f}% |")
+            for w in labels:
+                s = summaries.get((b, w))
+                if s is None:
                     continue
-                on, s_on = summarize(data[(b, w, "on")])
-                pt, s_pt = summarize(data[(b, w, "passthrough")])
-                delta = (on - off) / off * 100
+                if "on/off" not in s:
+                    aa = s["aa"]
+                    lines.append(f"| {kernel} | {upstream} | {b} | {w} | {aa['off_median']:.0f} "
+                                 f"| unsupported | | | | {aa['off_spread_pct']:.2f}% |")
+                    continue
+                on, pt = s["on/off"], s.get("passthrough/off")
                 lines.append(
-                    f"| {kernel} | {upstream} | {b} | {w} | {off:.0f} | {on:.0f} | {delta:+.2f}% | "
-                    f"{pt:.0f} | {pt - off:+.0f} | {s_off:.2f}%/{s_on:.2f}%/{s_pt:.2f}% |")
+                    f"| {kernel} | {upstream} | {b} | {w} | {on['off_median']:.0f} | "
+                    f"{on['on_median']:.0f} | {on['delta_pct']:+.2f}% | "
+                    f"{_fmt(pt and pt['on_median'], '.0f')} | "
+                    f"{_fmt(pt and pt['diff_median'], '+.0f')} | "
+                    f"{on['off_spread_pct']:.2f}%/{on['on_spread_pct']:.2f}%/"
+                    f"{_fmt(pt and pt['on_spread_pct'], '.2f')}% |")
     lines += ["", "delta: on vs off (negative = fewer instructions). passthrough: the "
               "hook sends each call straight back into the stock body, so "
               "redirect cost = passthrough - off is what one trip through the "
@@ -140,32 +227,32 @@ def recovery(results):
     paths are worth); knob saving = legacy off - legacy on; recovered = knob
     saving / upstream saving.  Only meaningful for the fsnotify benchmarks,
     whose fast paths are the whole difference between the two kernels.
+    results: {kernel: (data, ...)}, data {(backend, workload, mode):
+    [rounds]}.  Computed by vfsfast-ab-stats.awk (recovery=1), from the
+    medians and the rounds' max - min; this only hands it the rounds.
     Returns rows (backend, workload, l_off, l_on, r_off, up, knob, pct,
     why); pct is None, and why says which, where upstream saves under 0.5%
     or less than the rounds of either "off" figure spread over (max - min):
     the ratio of two numbers within the noise would mean nothing."""
     if not all(k in results for k in PAIR):
         return []
-    (ldata, _), (rdata, _) = results[PAIR[0]], results[PAIR[1]]
+    ldata, rdata = results[PAIR[0]][0], results[PAIR[1]][0]
+    lines = ["side,backend,workload,value"]
+    for side, data, mode in (("legacy_off", ldata, "off"), ("legacy_on", ldata, "on"),
+                             ("ref_off", rdata, "off")):
+        for (b, w, m), vals in sorted(data.items()):
+            if m == mode:
+                lines += [f"{side},{b},{w},{v!r}" for v in vals]
+    out = subprocess.run(["awk", "-v", "recovery=1", "-f", STATS],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if out.returncode:
+        util.die(f"vfsfast-ab-stats.awk recovery=1 failed: {out.stderr}")
     rows = []
-    for (b, w, mode) in sorted(ldata):
-        if mode != "off" or (b, w, "on") not in ldata or (b, w, "off") not in rdata:
-            continue
-        l_rounds, r_rounds = ldata[(b, w, "off")], rdata[(b, w, "off")]
-        l_off = summarize(l_rounds)[0]
-        l_on = summarize(ldata[(b, w, "on")])[0]
-        r_off = summarize(r_rounds)[0]
-        up, knob = l_off - r_off, l_off - l_on
-        noise = max(max(l_rounds) - min(l_rounds), max(r_rounds) - min(r_rounds))
-        pct, why = None, None
-        if up <= 0.005 * l_off:
-            why = "upstream saves < 0.5%"
-        elif up <= noise:
-            why = f"upstream saving within the rounds' spread of {noise:.0f}"
-        else:
-            pct = knob / up * 100
-        rows.append((b, w, l_off, l_on, r_off, up, knob, pct, why))
-    return rows
+    for line in out.stdout.splitlines():
+        b, w, *nums, pct, why = line.split("\t")
+        rows.append((b, w, *(float(x) for x in nums), None if pct == "-" else float(pct),
+                     None if why == "-" else why))
+    return sorted(rows, key=lambda r: (r[0], r[1]))
 
 
 def recovery_table(rows):
