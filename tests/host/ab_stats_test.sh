@@ -158,6 +158,48 @@ suite() {
 	check_near "noise: sd of log ratio 1.44997%" 1.4499732338 "$(field on/off noise_cv_pct)" 1e-6
 	check_eq "pairs needed for 1%: 16*(CV/1%)^2 rounded up = 34" 34 "$(field on/off pairs_needed)"
 
+	# 10. A third arm (vfsfast-ab --arms on,passthrough): each pair runs off,
+	# on and passthrough; on/off and passthrough/off are each a paired
+	# comparison against the same off runs.  Medians, spreads ((max -
+	# min) / median, percent) and diff_median worked out by hand: off
+	# 1000/1010/990 (median 1000, spread 2%), on 900/909/891 (900, 2%),
+	# passthrough 1010/1020/1000 (1010, 1.9802%).
+	$AWK 'BEGIN { print "run,pair,kind,slot,arm,metric,value"
+		split("1000 1010 990", o, " "); split("900 909 891", n, " "); split("1010 1020 1000", t, " ")
+		for (p = 1; p <= 3; p++) { print ++r "," p ",AB,1,passthrough,m," t[p]
+			print ++r "," p ",AB,2,off,m," o[p]; print ++r "," p ",AB,3,on,m," n[p] } }' >"$tmp/pt.csv"
+	run_stats "$tmp/pt.csv"
+	check_eq "passthrough arm: exit 0" 0 "$rc"
+	check_near "passthrough arm: on/off off median 1000" 1000 "$(field on/off off_median)" 1e-9
+	check_near "passthrough arm: on median 900" 900 "$(field on/off on_median)" 1e-9
+	check_near "passthrough arm: on/off delta -10%" -10 "$(field on/off delta_pct)" 1e-6
+	check_near "passthrough arm: off spread 2%" 2 "$(field on/off off_spread_pct)" 1e-9
+	check_near "passthrough arm: on spread 2%" 2 "$(field on/off on_spread_pct)" 1e-9
+	check_near "passthrough arm: on - off medians -100" -100 "$(field on/off diff_median)" 1e-9
+	check_near "passthrough arm: passthrough median 1010" 1010 "$(field passthrough/off on_median)" 1e-9
+	check_near "passthrough arm: redirect cost (passthrough - off) +10" 10 "$(field passthrough/off diff_median)" 1e-9
+	check_near "passthrough arm: passthrough spread 20/1010" 1.98019802 "$(field passthrough/off on_spread_pct)" 1e-6
+	check_eq "passthrough arm: 3 pairs each" "3 3" "$(field on/off pairs) $(field passthrough/off pairs)"
+	if grep -q '^m  *passthrough/off ' "$tmp/stdout"; then ok "passthrough arm: its own table line"
+	else bad "passthrough arm: its own table line" "$(cat "$tmp/stdout")"; fi
+
+	# 11. recovery=1 (vfsfast-lab bench's share of upstream's saving on
+	# legacy): medians, not means; under 0.5% or within either side's
+	# spread, no ratio.  tests/host/bench_recovery_test.py has the rest.
+	printf '%s\n' side,backend,workload,value \
+		legacy_off,direct,w,995 legacy_off,direct,w,1000 legacy_off,direct,w,1060 \
+		legacy_on,direct,w,910 legacy_on,direct,w,905 legacy_on,direct,w,920 \
+		ref_off,direct,w,899 ref_off,direct,w,900 ref_off,direct,w,901 \
+		legacy_off,direct,h,3780 legacy_off,direct,h,3800 legacy_off,direct,h,3840 \
+		legacy_on,direct,h,3750 ref_off,direct,h,3770 legacy_on,direct,x,1 >"$tmp/rec.csv"
+	$AWK -v recovery=1 -f "$STATS" "$tmp/rec.csv" >"$tmp/rec.out" 2>&1
+	check_eq "recovery: 90 of 100 recovered" "direct w 1000 910 900 100 90 90 -" \
+		"$(grep '^direct	w	' "$tmp/rec.out" | tr '\t' ' ')"
+	check_eq "recovery: within the rounds' spread, no ratio" \
+		"direct h 3800 3750 3770 30 50 - upstream saving within the rounds' spread of 60" \
+		"$(grep '^direct	h	' "$tmp/rec.out" | tr '\t' ' ')"
+	check_eq "recovery: a workload without all three sides gives no row" 2 "$(wc -l <"$tmp/rec.out" | tr -d ' ')"
+
 	# 9. Malformed input: exit 2 with the line named, no summary.
 	printf 'run,pair,kind,slot,arm,metric,value\n1,1,AB,1,off,m,12x\n' >"$tmp/bad.csv"
 	run_stats "$tmp/bad.csv"
