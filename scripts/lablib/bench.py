@@ -170,6 +170,11 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
     return data, status, summaries
 
 
+def _workload_key(w):
+    kind, _, size = w.partition("-")
+    return (kind, int(size) if size.isdigit() else 0)
+
+
 def _fmt(x, f):
     return "" if x is None else format(x, f)
 
@@ -186,7 +191,7 @@ def table(results, rounds, iterations, opt="readlink"):
         "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     order = {"jmp": 0, "direct": 1, "ftrace": 2}
-    labels = [w[0] for w in WORKLOADS[wset]]
+    labels = sorted((w[0] for w in WORKLOADS[wset]), key=_workload_key)
     for kernel, (_, status, summaries) in results.items():
         upstream = status.split()[-1] if status else "?"
         backends = sorted({b for b, _ in summaries}, key=lambda b: order.get(b, 9))
