@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/lablib/bench.py's "recovered" figure (the share of upstream's
-# saving that the knobs win back on the legacy kernel) on synthetic rounds
+# The "recovered" figure of `vfsfast-lab bench` (the share of upstream's
+# saving that the knobs win back on the legacy kernel), computed by
+# scripts/vfsfast-ab-stats.awk (recovery=1) through bench.recovery(), which
+# only hands it the rounds and lays out the rows, on synthetic rounds
 # with answers worked out by hand: medians, not means; the 0.5% noise
 # floor and the rounds' spread; workloads or kernels missing from one
 # side; and the table text.
