@@ -73,6 +73,23 @@ suite() {
 	expect "disabled knob" 2 "cannot be switched on this kernel: disabled" readlink -- pipe
 	fake 0 "yielded: vfs_readlink taken by klp_x"
 	expect "yielded knob" 2 "cannot be switched on this kernel: yielded" readlink -- pipe
+	expect "bad --arms" 2 "--arms needs on, passthrough or both" --arms off readlink -- pipe
+	# --aa-only never switches the knob on: an unsupported one is measured
+	# off/off, its files untouched.
+	fake 0 "unsupported: vfs_readlink: held by another ftrace user"
+	rm -rf "$tmp/cwd"
+	mkdir "$tmp/cwd"
+	(cd "$tmp/cwd" && VFSFAST_AB_SYSFS=$tmp/vf VFSFAST_AB_LIBEXEC=$tmp/lx $SH "$AB" -w 0 -p 2 \
+		--aa-only --no-perf --metric v -o "$tmp/cwd/r" readlink -- sh -c 'echo v=1') >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && (cd "$tmp/vf" && find . -type f -exec cksum {} + | sort) | cmp -s - "$tmp/vf.sum" &&
+		[ "$(grep -c ',A[AB],' "$tmp/cwd/r/raw.csv")" = 4 ] && grep -q '"compare":"aa"' "$tmp/cwd/r/summary.json"; then
+		ok "--aa-only on an unsupported knob: exit 0, 2 A/A pairs, knob files untouched"
+	else
+		bad "--aa-only on an unsupported knob: exit 0, 2 A/A pairs, knob files untouched" \
+			"rc=$rc out=$(tr '\n' ' ' <"$tmp/out" | cut -c1-300)"
+	fi
+	fake 0 "yielded: vfs_readlink taken by klp_x"
 	expect "--list" 0 "readlink: enabled=0 yielded" --list
 
 	# An enable that does not take effect: status stays "off" (this
