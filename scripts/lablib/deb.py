@@ -440,7 +440,8 @@ def _tools_test(tally, name, root, kver):
     _, listing = _sh(root, "dpkg -L vfsfast-tools")
     files = set(listing.split())
     want = ["/usr/sbin/vfsfast", "/usr/sbin/vfsfast-ab", "/usr/share/vfsfast/vfsfast-ab-stats.awk",
-            "/usr/libexec/vfsfast/abloop", "/usr/libexec/vfsfast/rlbench"]
+            "/usr/libexec/vfsfast/abloop", "/usr/libexec/vfsfast/rlbench",
+            "/usr/libexec/vfsfast/nbench", "/usr/libexec/vfsfast/kfs"]
     latency = "/usr/libexec/vfsfast/ablat" in files
     if latency:
         want.append("/usr/libexec/vfsfast/ablat.bpf.o")

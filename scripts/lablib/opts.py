@@ -18,7 +18,8 @@ Each row says what the module should report, so that a test can compare:
               independent of the module's compile probes (scripts/probes),
               so that the module's answer is tested, not repeated
   opt_in      enable=auto leaves it off even where upstream lacks it
-  workloads   the tests/guest/bench.sh workload set that measures it
+  workloads   the benchmark workload set that measures it (bench.py's
+              vfsfast-ab built-ins)
 
 Whether a kernel has an optimization upstream is decided from the headers
 of its base kernel (kernel.Kernel.base): a debug kernel is expected to
@@ -103,7 +104,7 @@ class Opt:
         the upstream text."""
         up = self.upstream_text(k)
         state = (f"unsupported: {self.unsupported}" if self.unsupported and up != "none"
-                 else "inactive")
+                 else "off")
         return f"{self.name}: {state} (upstream: {up})"
 
 
@@ -176,7 +177,7 @@ def guest_env(k):
 
 
 def workloads(names):
-    """The one bench.sh workload set that measures all the named
+    """The one benchmark workload set that measures all the named
     optimizations together (a benchmark's knobs must share one)."""
     sets = {get(n).workloads for n in names}
     if len(sets) != 1:
