@@ -168,7 +168,7 @@ EOF
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	t_eq "ab: TERM while the knob is on: exit 143, knob back off" "1 143 0 inactive" \
+	t_eq "ab: TERM while the knob is on: exit 143, knob back off" "1 143 0 off" \
 		"$seen $rc $(knob readlink) $(head -n1 $VF/readlink/status)"
 	unload_vfsfast
 }

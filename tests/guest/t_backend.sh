@@ -126,7 +126,7 @@ t_eq "ftrace_enabled=0 refused while hooked; hook and status unchanged" \
 set_knob readlink 0
 echo 0 >$FE
 t_eq "ftrace_enabled=0: enabling fails with EBUSY, status says why" \
-	"err EBUSY 0|unsupported: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0" \
+	"err EBUSY 0|conflict: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0" \
 	"$(wr $VF/readlink/enabled 31) $(knob readlink)|$(head -n1 $VF/readlink/status | sed 's/ (.*//')"
 echo 1 >$FE
 set_knob readlink 1

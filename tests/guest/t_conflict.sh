@@ -14,7 +14,7 @@ load_vfsfast enable=readlink
 t_check "conflict: module loads while vfs_readlink is held" [ -d $VF/readlink ]
 t_eq "conflict: readlink stays off" 0 "$(knob readlink)"
 t_eq "conflict: status says unsupported, why, and what was tried" \
-	"unsupported: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0 ($VFSFAST_BACKEND -16)" \
+	"conflict: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0 ($VFSFAST_BACKEND -16)" \
 	"$(head -n1 $VF/readlink/status)"
 t_eq "conflict: enabling fails with EBUSY and changes nothing" "err EBUSY 0" \
 	"$(wr $VF/readlink/enabled 31) $(knob readlink)"

@@ -90,7 +90,7 @@ start_checker
 dmesg -c >/dev/null
 load_vfsfast enable=readlink
 t_eq "livepatch present: vfsfast loads, says why readlink is off, still wants it" \
-	"unsupported: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0 requested: on 0" \
+	"conflict: vfs_readlink: held by another ftrace user, or ftrace_enabled is 0 requested: on 0" \
 	"$(head -n1 $VF/readlink/status | sed 's/ (.*//') $(grep requested: $VF/readlink/status) $(knob readlink)"
 t_eq "... in one log line" 1 "$(vf_log | grep -c 'enable refused: vfs_readlink: held by another ftrace user')"
 c0=$(lp_calls)
@@ -109,7 +109,7 @@ dmesg -c >/dev/null
 insmod /lab/vfsfast_lp.ko
 lp_remove
 t_eq "readlink off: a livepatch's visit leaves it off and logs nothing" \
-	"inactive 0|" "$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
+	"off 0|" "$(head -n1 $VF/readlink/status) $(knob readlink)|$(vf_log | paste -sd '|')"
 unload_vfsfast
 
 # A cumulative livepatch: P2 (replace=true) takes vfs_readlink over from

@@ -53,6 +53,9 @@ t_eq "passthrough: no replacement ran (hits, fallbacks unchanged)" "$h0 $f0" \
 set_knob readlink 1
 t_eq "passthrough: the hook is attached with the expected backend" \
 	"$VFSFAST_BACKEND" "$(head -n1 $VF/readlink/backend)"
+t_eq "passthrough: status says passthrough while hooked, active once it is off, off when disabled" \
+	"passthrough 1|active 1|off 0" \
+	"$(head -n1 $VF/readlink/status) $(knob readlink)|$(echo 0 >$VF/readlink/passthrough; head -n1 $VF/readlink/status) $(knob readlink)|$(set_knob readlink 0; head -n1 $VF/readlink/status) $(knob readlink)"
 set_knob readlink 0
 echo 0 >$VF/readlink/passthrough
 

@@ -92,7 +92,7 @@ t_eq "status says what the headers say about IOP_CACHED_LINK" \
 	"$VFSFAST_EXPECT_UPSTREAM_READLINK" "$up"
 if [ "$up" = none ]; then want=1; else want=0; fi
 t_eq "default: enabled exactly when missing upstream" "$want" "$(knob readlink)"
-if [ "$want" = 1 ]; then state=active; else state=inactive; fi
+if [ "$want" = 1 ]; then state=active; else state=off; fi
 t_eq "status line 1 matches enabled" "$state" "$(head -n1 $VF/readlink/status)"
 t_eq "functions lists the target" vfs_readlink "$(cat $VF/readlink/functions)"
 
@@ -100,7 +100,7 @@ set_knob readlink 1
 t_eq "status active, requested on after enabling" "active|requested: on" \
 	"$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
 set_knob readlink 0
-t_eq "status inactive, requested off after disabling" "inactive|requested: off" \
+t_eq "status off, requested off after disabling" "off|requested: off" \
 	"$(sed -n '1p;/^requested:/p' $VF/readlink/status | paste -sd '|')"
 t_check "vfs_readlink is traceable (available_filter_functions)" \
 	grep -qx vfs_readlink /sys/kernel/tracing/available_filter_functions
