@@ -87,7 +87,7 @@ if echo 1 >$VF/readlink/enabled 2>/tmp/bpf.werr; then
 else
 	outcome="refused ($(head -n1 $VF/readlink/status))"
 	t_check "bpf first: refused enable names the function and EBUSY" \
-		grep -q "^unsupported: vfs_readlink: .*-16" $VF/readlink/status
+		grep -q "^conflict: vfs_readlink: .*-16" $VF/readlink/status
 	t_eq "bpf first: the request is remembered" "requested: on" \
 		"$(sed -n 3p $VF/readlink/status)"
 fi
