@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 
 from . import build, ext4img, opts, util, vm
 
@@ -97,12 +98,19 @@ def ext4_image():
 
 
 _evdiff_image = None
+# Kernels run in threads of one process, and each guest asks for the image.
+_evdiff_lock = threading.Lock()
 
 
 def evdiff_image():
     """An empty ext4 image, gzipped (the initramfs is not compressed; the
     guest unpacks a fresh copy for each t_evdiff run).  One per lab
     process, removed when it exits."""
+    with _evdiff_lock:
+        return _make_evdiff_image()
+
+
+def _make_evdiff_image():
     global _evdiff_image
     if _evdiff_image:
         return _evdiff_image
