@@ -73,6 +73,10 @@ def warnings_in(log):
 
 def record_guest(tally, kernel, res, what):
     """Fold a guest run's output and console into the tally."""
+    if res.early_failure:
+        tally.note(f"[{kernel}] {what}: the first boot died before user space, "
+                   f"with nothing of vfsfast loaded, and was booted again: "
+                   f"{res.early_failure}")
     for line in res.output.splitlines():
         m = re.match(r"(not ok|ok) - (.*?)(?: # (.*))?$", line)
         if m:

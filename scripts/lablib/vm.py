@@ -143,6 +143,8 @@ class Result:
         self.output = output
         self.seconds = seconds
         self.timed_out = timed_out
+        # What killed a first boot before user space, when it was retried.
+        self.early_failure = None
         m = re.search(DONE_MARKER + r" rc=(\d+)", output)
         self.completed = m is not None
         self.rc = int(m.group(1)) if m else None
@@ -156,12 +158,41 @@ class Result:
         return self.completed and not self.bad_lines and not self.timed_out
 
 
+# What the kernel prints as it starts user space: before it, nothing of
+# vfsfast has run (the guest's init loads the modules).
+USERSPACE_MARKER = "Run /init as init process"
+
+
 def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
          append="", keep_dir=None, mttcg=False, on_output=None):
     """Boot the kernel; always reaps qemu, whatever happens.
 
+    A guest whose kernel died before starting user space is booted once
+    more: no code of vfsfast's had run, so the failure is the kernel's
+    own (the KASAN kernel, under TCG, can take an interrupt in early CPU
+    setup and report a wild access).  The failed console is kept as
+    console-early.log in keep_dir, and the result says so (early_failure),
+    for the suite to note.
+
     on_output: called with each new chunk of the job's output while the
     guest runs (progress of long jobs)."""
+    res = _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir,
+                mttcg, on_output)
+    if res.completed or res.timed_out or USERSPACE_MARKER in res.console:
+        return res
+    first = res
+    if keep_dir:
+        os.makedirs(keep_dir, exist_ok=True)
+        with open(os.path.join(keep_dir, "console-early.log"), "w") as f:
+            f.write(first.console)
+    res = _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir,
+                mttcg, on_output)
+    res.early_failure = (first.bad_lines or ["no report"])[0].strip()
+    return res
+
+
+def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
+          on_output):
     # The debug kernels' guests are slower and need more memory
     # (kernel.Kernel.timeout(), .memory_mb): scaled here, for every caller.
     timeout = kernel.timeout(timeout)
