@@ -389,6 +389,27 @@ def lab_setup_check():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# The user-space tests of tests/host/ that end in "N passed, N failed",
+# and what each proves.
+HOST_TESTS = [
+    ("ab_stats_test.sh", "vfsfast-ab statistics on synthetic data: no effect, known effect, "
+     "drift, icount equal/deterministic, exact and normal Wilcoxon"),
+    ("ab_script_test.sh", "vfsfast-ab under dash and busybox sh: bad input exits 2 and "
+     "changes nothing, an enable without effect exits 1 with knobs put back"),
+    ("evdiff_test.sh", "evdiff: command line; the same seed twice is byte-identical, with "
+     "events of every kind the host allows; another seed or one event left out differs"),
+    ("bench_recovery_test.py", "bench: the share of upstream's saving recovered on legacy, "
+     "on synthetic rounds: medians, the 0.5% floor, savings within the rounds' spread, "
+     "losses kept negative"),
+    ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
+    ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
+     "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "
+     "code exist; README under 260 lines"),
+    ("ktap_diff_test.sh", "ktap-diff: two runs that differ only in values and notes are "
+     "the same; changed results, names gone or added are shown"),
+]
+
+
 def host_checks(tally):
     tally.record(build.version() == build.header_version(),
                  "dkms.conf PACKAGE_VERSION matches VFSFAST_VERSION",
@@ -400,35 +421,9 @@ def host_checks(tally):
     ok, summary = word_strlen_test()
     tally.record(ok, "word_strlen.h equals strlen() at every alignment and length "
                  "(tests/host/word_strlen_test.c)", summary)
-    ok, summary = host_sh_test("ab_stats_test.sh")
-    tally.record(ok, "vfsfast-ab statistics on synthetic data: no effect, known effect, "
-                 "drift, icount equal/deterministic, exact and normal Wilcoxon "
-                 "(tests/host/ab_stats_test.sh)", summary)
-    ok, summary = host_sh_test("ab_script_test.sh")
-    tally.record(ok, "vfsfast-ab under dash and busybox sh: bad input exits 2 and changes "
-                 "nothing, an enable without effect exits 1 with knobs put back "
-                 "(tests/host/ab_script_test.sh)", summary)
-    ok, summary = host_sh_test("evdiff_test.sh")
-    tally.record(ok, "evdiff: command line; the same seed twice is byte-identical, with "
-                 "events of every kind the host allows; another seed or one event left "
-                 "out differs (tests/host/evdiff_test.sh)", summary)
-    ok, summary = host_sh_test("bench_recovery_test.py")
-    tally.record(ok, "bench: the share of upstream's saving recovered on legacy, on "
-                 "synthetic rounds: medians, the 0.5% floor, savings within the rounds' "
-                 "spread, losses kept negative "
-                 "(tests/host/bench_recovery_test.py)", summary)
-    ok, summary = host_sh_test("lablib_imports_test.py")
-    tally.record(ok, "the lab's modules import without a cycle, each on its own "
-                 "(tests/host/lablib_imports_test.py)", summary)
-    ok, summary = host_sh_test("docs_test.py")
-    tally.record(ok, "README.md and Documentation/ match the tree: links and #anchors "
-                 "resolve; make targets, vfsfast-lab subcommands and options, and paths "
-                 "written in code exist; README under 260 lines "
-                 "(tests/host/docs_test.py)", summary)
-    ok, summary = host_sh_test("ktap_diff_test.sh")
-    tally.record(ok, "ktap-diff: two runs that differ only in values and notes are the "
-                 "same; changed results, names gone or added are shown "
-                 "(tests/host/ktap_diff_test.sh)", summary)
+    for test, name in HOST_TESTS:
+        ok, summary = host_sh_test(test)
+        tally.record(ok, f"{name} (tests/host/{test})", summary)
     ok, why = lab_setup_check()
     tally.record(ok, "vfsfast-lab run by a user who is not root, a package missing: "
                  "one sudo apt-get install line naming only it, exit 2", "" if ok else why)

@@ -14,20 +14,13 @@
 import os
 import sys
 
+import hostktap  # tests/host/, beside this file
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
 from lablib import bench  # noqa: E402
 
-passed = failed = 0
-
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"not ok - {what} # {detail}")
+RESULTS = hostktap.Results()
+check = RESULTS.check
 
 
 # legacy: write off 1000 (median of 995/1000/1060, mean 1018.3), on 910;
@@ -102,5 +95,4 @@ check("| direct | hackbench | 3800 | 3750 | 3770 | +30 | +50 | "
       "table says why hackbench has no ratio", text)
 check(bench.recovery_table([]) == "", "no rows: no table")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+RESULTS.finish()

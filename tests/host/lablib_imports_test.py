@@ -18,21 +18,14 @@ import importlib
 import os
 import sys
 
+import hostktap  # tests/host/, beside this file
+
 LABLIB = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "../../scripts/lablib"))
 PACKAGE = os.path.basename(LABLIB)
 
-passed = failed = 0
-
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"not ok - {what}" + (f" # {detail}" if detail else ""))
+RESULTS = hostktap.Results()
+check = RESULTS.check
 
 
 def modules():
@@ -106,5 +99,4 @@ for n in names:
     except Exception as e:  # noqa: BLE001 (any failure is the test's answer)
         check(False, f"{PACKAGE}.{n} imports", f"{type(e).__name__}: {e}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+RESULTS.finish()
