@@ -32,7 +32,7 @@
 
 #define WARMUP 1000
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: abloop pipe|eventfd|socket ITERATIONS\n"
@@ -49,11 +49,11 @@ static unsigned long parse_ulong(const char *s, unsigned long max)
 	char *end;
 
 	if (!*s || *s == '-' || *s == '+')
-		usage();
+		print_usage();
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v < 1 || v > max)
-		usage();
+		print_usage();
 	return v;
 }
 
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc < 3)
-		usage();
+		print_usage();
 	mode = argv[1];
 	if (!strcmp(mode, "time"))
 		return run_time(argv + 2);
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		size_t len = 1;
 
 		if (argc != 3)
-			usage();
+			print_usage();
 		if (mode[0] == 'p') {
 			if (pipe(fds))
 				die("pipe");
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 		int st = mode[6] == 's';
 
 		if (argc > 4)
-			usage();
+			print_usage();
 		path = argc == 4 ? argv[3] :
 		       st ? "/sys/kernel/no-such-vfsfast-ab-path" : "/sys/devices/system/cpu/online";
 		if (st)
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 		t1 = now_ns();
 	} else if (!strcmp(mode, "close-socket")) {
 		if (argc != 4)
-			usage();
+			print_usage();
 		nproc = parse_ulong(argv[3], 4096);
 		socket_loop(WARMUP);
 		t0 = now_ns();
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		usage();
+		print_usage();
 	}
 	printf("ns_per_op=%.3f ops=%lu\n", (t1 - t0) / (double)n, n * nproc);
 	return 0;

@@ -34,7 +34,7 @@
 
 static char buf[4096];
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: kfs miss|stat|read|readmany ITERATIONS PATH\n"
 		"       kfs dump DIR...\n");
@@ -145,13 +145,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 4)
-		usage();
+		print_usage();
 	if (strcmp(argv[1], "miss") && strcmp(argv[1], "stat") &&
 	    strcmp(argv[1], "read") && strcmp(argv[1], "readmany"))
-		usage();
+		print_usage();
 	iters = strtol(argv[2], NULL, 10);
 	if (iters <= 0)
-		usage();
+		print_usage();
 	if (!strcmp(argv[1], "readmany")) {
 		FILE *f = fopen(argv[3], "r");
 		char line[4096];
