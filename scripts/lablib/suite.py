@@ -405,6 +405,8 @@ HOST_TESTS = [
     ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
      "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "
      "code exist; README under 260 lines"),
+    ("evdiff_image_test.py", "the guests' evdiff image, asked for by two kernels' threads "
+     "at once with their gzips forced to overlap: neither fails, both get the same image"),
     ("ktap_diff_test.sh", "ktap-diff: two runs that differ only in values and notes are "
      "the same; changed results, names gone or added are shown"),
 ]
