@@ -162,7 +162,7 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
             first = knobs.split()[0]
             up = summary.get("upstream", {}).get(first, "?") or "?"
             supported = "on/off" in summaries[(b, label)]
-            status = f"{'measured' if supported else 'unsupported'} {up.replace(' ', '_')}"
+            status = f"{'measured' if supported else 'unsupported'} {up}"
             used = summary.get("backends_used", "")
             for kv in used.split():
                 if kv.split("=", 1)[1] != b:
@@ -193,7 +193,7 @@ def table(results, rounds, iterations, opt="readlink"):
     order = {"jmp": 0, "direct": 1, "ftrace": 2}
     labels = sorted((w[0] for w in WORKLOADS[wset]), key=_workload_key)
     for kernel, (_, status, summaries) in results.items():
-        upstream = status.split()[-1] if status else "?"
+        upstream = status.split(" ", 1)[-1] if status else "?"
         backends = sorted({b for b, _ in summaries}, key=lambda b: order.get(b, 9))
         for b in backends:
             for w in labels:
