@@ -108,7 +108,7 @@ struct vfsfast_func {
 #define VFSFAST_GEN_FUNCTION(name, ...)	vfsfast_gen_function(name)
 #define VFSFAST_DECLARE_TARGETS(targets)
 #define VFSFAST_FUNCS(opt, targets)	VFSFAST_EACH(targets, VFSFAST_GEN_TARGET)
-#define VFSFAST_NO_FUNCS(opt)
+#define VFSFAST_NO_FUNCS(opt)		vfsfast_gen_nofuncs(opt)
 #define VFSFAST_OPTIMIZATION(opt, targets, ...) \
 	vfsfast_gen_opt(opt, VFSFAST_EACH(targets, VFSFAST_GEN_FUNCTION))
 #else
@@ -164,12 +164,14 @@ struct vfsfast_func {
  * @policy (auto or opt_in), the remaining fields given after it; and what
  * `vfsfast check` reads from a module built for a kernel that is not
  * running (modinfo): the functions, which include those a kernel that
- * cannot have the optimization lacks, and @upstream_tag, what that kernel
- * already has upstream as the compat probes decided it, or "none".
+ * cannot have the optimization lacks, @upstream_tag, what that kernel
+ * already has upstream as the compat probes decided it, or "none", and
+ * " built=no" where the compat layer left it without targets.
  */
 #define VFSFAST_OPTIMIZATION(opt, targets, upstream_tag, policy, ...)	\
 	MODULE_INFO(vfsfast_opt_##opt, "functions=" VFSFAST_FUNCTIONS_##opt \
-		    " upstream=" upstream_tag VFSFAST_POLICY_INFO_##policy); \
+		    " upstream=" upstream_tag VFSFAST_POLICY_INFO_##policy \
+		    VFSFAST_BUILT_INFO_##opt);					\
 	extern struct vfsfast_opt vfsfast_opt_##opt;			\
 	struct vfsfast_opt vfsfast_opt_##opt = {			\
 		.name = #opt,						\

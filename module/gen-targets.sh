@@ -16,6 +16,8 @@
 #   VFSFAST_OPT_NAMES          "a, b, ..." for the parameter docs
 #   VFSFAST_FUNCTIONS_<opt>    "f1,f2": every function it takes over,
 #                              built or not, for modinfo
+#   VFSFAST_BUILT_INFO_<opt>   " built=no" where this kernel builds none
+#                              of them, else "", for modinfo
 #
 # usage: gen-targets.sh OUTPUT OPT.c... -- CC [CFLAGS...]
 set -eu
@@ -36,6 +38,7 @@ for f in $files; do
 done
 awk '
 	$1 == "vfsfast_gen_target" { targets = targets " X(" $2 ")" }
+	$1 == "vfsfast_gen_nofuncs" { nofuncs[$2] = 1 }
 	$1 == "vfsfast_gen_opt" {
 		opt = $2
 		list = list (list == "" ? "" : ", ") "&vfsfast_opt_" opt
@@ -54,7 +57,10 @@ awk '
 			print "extern struct vfsfast_opt vfsfast_opt_" order[i] ";"
 		print "#define VFSFAST_OPT_LIST " list
 		print "#endif"
-		for (i = 1; i <= n; i++)
+		for (i = 1; i <= n; i++) {
 			print "#define VFSFAST_FUNCTIONS_" order[i] " \"" funcs[order[i]] "\""
+			print "#define VFSFAST_BUILT_INFO_" order[i] \
+				(order[i] in nofuncs ? " \" built=no\"" : " \"\"")
+		}
 	}' "$tmp/tokens" >"$tmp/out.h"
 mv "$tmp/out.h" "$out"

@@ -343,4 +343,52 @@ int kernfs_add_one(struct kernfs_node *kn);
 	"kernfs without kernfs_elem_dir.rev but with unknown inode operations"
 #endif
 
+
+/* ---- kernfs path walks in RCU mode -------------------------------------- */
+
+/*
+ * The fast paths read a kernfs node, its parent and its iattr pointer
+ * from an RCU path walk, which is sound only where kernfs frees nodes
+ * after a grace period (kernfs_node.rcu).  They are written for the inode
+ * operations that take a struct mnt_idmap and for the per-directory
+ * revision; 5.10's kernfs is served by the kernfs optimization instead,
+ * and the two never build together (they take over the same functions).
+ * No kernel walks kernfs in RCU mode by itself yet: when one does, its
+ * probe goes here and sets VFSFAST_UPSTREAM_KERNFS_RCU.
+ */
+#define VFSFAST_UPSTREAM_KERNFS_RCU		NULL
+#define VFSFAST_UPSTREAM_KERNFS_RCU_INFO	"none"
+#if !defined(VFSFAST_HAVE_KERNFS_NODE_RCU)
+#define VFSFAST_NO_KERNFS_RCU \
+	"kernfs frees nodes without an RCU grace period (no kernfs_node.rcu): an RCU walk could read freed memory"
+#elif !defined(VFSFAST_HAVE_KERNFS_DIR_REV) || \
+	!defined(VFSFAST_HAVE_KERNFS_IOPS_IDMAP) || defined(VFSFAST_KERNFS)
+#define VFSFAST_NO_KERNFS_RCU \
+	"kernfs inode operations of a form this build does not know"
+#else
+#define VFSFAST_KERNFS_RCU 1
+#define VFSFAST_NO_KERNFS_RCU			NULL
+
+/*
+ * The node's parent: compared with the parent dentry's node, never
+ * followed, so no dereference and no lock either way.
+ */
+#ifdef VFSFAST_HAVE_KERNFS_RCU_PARENT
+#define vfsfast_kernfs_parent(kn)	rcu_access_pointer((kn)->__parent)
+#else
+#define vfsfast_kernfs_parent(kn)	READ_ONCE((kn)->parent)
+#endif
+
+/*
+ * Of two parenthesized parameter or argument lists of ->d_revalidate(),
+ * the first where it is given the walk's parent inode and name, else the
+ * second.
+ */
+#ifdef VFSFAST_HAVE_DOP_REVALIDATE_DIR_NAME
+#define VFSFAST_DIR_NAME_OR(with, without)	with
+#else
+#define VFSFAST_DIR_NAME_OR(with, without)	without
+#endif
+#endif
+
 #endif /* _VFSFAST_COMPAT_H */

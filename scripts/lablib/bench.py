@@ -39,6 +39,10 @@ BENCHES = {
                "sysfs: stat() of a missing and of an existing attribute under "
                "/sys/devices/system/cpu/cpu0/topology, open/read/close of one "
                "attribute and of each in turn, instructions per operation"),
+    "kernfs_rcu": (("kernfs_rcu",),
+                   "sysfs and cgroupfs path walks: stat() and open/read/close of "
+                   "/sys/devices/system/cpu/cpu0/topology/core_id (6 sysfs components) and "
+                   "of cgroup.procs three cgroups deep, instructions per operation"),
 }
 
 
@@ -63,6 +67,10 @@ WORKLOADS = {
                ("stat", [], ["kernfs-stat"]),
                ("read", [], ["kernfs-read"]),
                ("readmany", [], ["kernfs-readmany"])],
+    "kernfs_rcu": [("sysfs-stat", [], ["kernfs-stat"]),
+                   ("sysfs-read", [], ["kernfs-read"]),
+                   ("cgroupfs-stat", [], ["cgroupfs-stat"]),
+                   ("cgroupfs-read", [], ["cgroupfs-read"])],
 }
 
 RC_MARK = "VFSFAST-BENCH-RC "
@@ -86,7 +94,9 @@ def job_text(opt, rounds, iterations, backends):
     lines = [f"{label} {' '.join(shlex.quote(a) for a in o + [knobs.replace(' ', ','), '--'] + w)}"
              for label, o, w in WORKLOADS[wset]]
     runs = "\n".join(lines)
-    return f"""# Let boot-time background work finish before anything is measured.
+    return f"""# cgroupfs, for the workloads that walk it (the guest mounts none itself).
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+# Let boot-time background work finish before anything is measured.
 sleep 5
 for b in {' '.join(backends)}; do
 	load_vfsfast enable=none backend=$b

@@ -17,6 +17,10 @@ Each row says what the module should report, so that a test can compare:
   has_upstream  the lab's own check of the kernel's headers: plain greps,
               independent of the module's compile probes (scripts/probes),
               so that the module's answer is tested, not repeated
+  lacks       the lab's own check of why kernel k cannot have it at all
+              (a function of the Kernel returning that reason, or None),
+              for an optimization the module reports unsupported on some
+              kernels for another reason than upstream
   opt_in      enable=auto leaves it off even where upstream lacks it
   workloads   the benchmark workload set that measures it (bench.py's
               vfsfast-ab built-ins)
@@ -52,6 +56,24 @@ def _pseudo_upstream(k):
     return "file_set_fsnotify_mode" in k.header_text("linux/fs.h")
 
 
+def _kernfs_node(k):
+    m = re.search(r"struct kernfs_node \{.*?\n\};", k.header_text("linux/kernfs.h"), re.S)
+    return m.group(0) if m else ""
+
+
+def _kernfs_rcu_lacks(k):
+    """Without an rcu_head in struct kernfs_node, kernfs frees nodes at
+    once: an RCU walk could read freed memory (the module's reason)."""
+    if re.search(r"struct rcu_head\s+rcu;", _kernfs_node(k.base)):
+        return None
+    return ("kernfs frees nodes without an RCU grace period (no kernfs_node.rcu):"
+            " an RCU walk could read freed memory")
+
+
+def _never(k):
+    return False
+
+
 def _kernfs_upstream(k):
     """kernfs.h's kernfs_elem_dir has the directory revision (5.15)."""
     m = re.search(r"struct kernfs_elem_dir \{.*?\n\};", k.header_text("linux/kernfs.h"), re.S)
@@ -68,6 +90,7 @@ class Opt:
     opt_in: bool = False
     workloads: str = ""
     unsupported: str = None
+    lacks: object = None
     # The variable the guest tests have always read for this row, and
     # whether it holds the status text or the modinfo tag.
     env: str = None
@@ -81,14 +104,24 @@ class Opt:
         """The status file's expected "upstream:" line on k."""
         return self.text if self.has_upstream(k.base) else "none"
 
+    def lacking(self, k):
+        """Why k cannot have it at all (the status line's reason), or None."""
+        return self.lacks(k) if self.lacks else None
+
     def auto(self, k):
         """Whether enable=auto turns it on on k."""
-        return self.upstream(k) == "none" and not self.opt_in
+        return self.upstream(k) == "none" and not self.opt_in and not self.lacking(k)
+
+    def built(self, k):
+        """Whether the module built for k has its targets: not where k
+        lacks it, nor where upstream left nothing to replace."""
+        return not self.lacking(k) and not (self.unsupported and self.upstream(k) != "none")
 
     def modinfo(self, k):
         """`modinfo -F vfsfast_opt_<name>` of the module built for k."""
         return (f"functions={','.join(self.functions)} upstream={self.upstream(k)}" +
-                (" opt-in=yes" if self.opt_in else ""))
+                (" opt-in=yes" if self.opt_in else "") +
+                ("" if self.built(k) else " built=no"))
 
     def check_line(self, k, found):
         """Its line of `vfsfast check` (scripts/vfsfast, from modinfo);
@@ -97,13 +130,15 @@ class Opt:
         fns = " ".join(f"{fn}:{found}" for fn in self.functions)
         return (f"{self.name}: functions {fns}; upstream: {self.upstream(k)}; "
                 f"enable=auto: {'on' if self.auto(k) else 'off'}"
-                f"{' (opt-in)' if self.opt_in else ''}")
+                f"{' (opt-in)' if self.opt_in else ''}"
+                f"{'' if self.built(k) else ' (not built for this kernel)'}")
 
     def load_line(self, k):
         """Its line of `vfsfast load enable=none`: the status line 1 and
         the upstream text."""
         up = self.upstream_text(k)
         state = (f"unsupported: {self.unsupported}" if self.unsupported and up != "none"
+                 else f"unsupported: {self.lacking(k)}" if self.lacking(k)
                  else "off")
         return f"{self.name}: {state} (upstream: {up})"
 
@@ -129,6 +164,11 @@ OPTS = [
         _kernfs_upstream, workloads="kernfs",
         unsupported="the kernel has it upstream (kernfs_elem_dir.rev, 5.15): nothing to replace",
         env="VFSFAST_EXPECT_UPSTREAM_KERNFS", env_holds="tag"),
+    # Upstream nowhere yet: the module has no probe to say otherwise.
+    Opt("kernfs_rcu", ("kernfs_rename_ns", "kernfs_setattr", "kernfs_iop_setattr",
+                       "kernfs_dop_revalidate", "kernfs_iop_permission", "kernfs_iop_getattr"),
+        "none", "none", _never, workloads="kernfs_rcu", lacks=_kernfs_rcu_lacks,
+        env="VFSFAST_EXPECT_UPSTREAM_KERNFS_RCU", env_holds="tag"),
 ]
 
 BY_NAME = {o.name: o for o in OPTS}

@@ -12,11 +12,15 @@
  *
  * usage: kfs dump DIR...
  *   Every entry below each DIR (not crossing into other filesystems),
- *   sorted by name: path, a tab, type and mode, owner, link count,
- *   and for a readable regular file the size and an FNV-1a hash of its
- *   first 4096 bytes, or the errno of open() or read().  For the
- *   differential test: what path walks, permission checks and getattr
- *   return, and which file each open reaches.
+ *   sorted by name: path, a tab, type and mode, owner, link count, what
+ *   access() says of R_OK, W_OK and X_OK, for a symlink what stat()
+ *   finds through it, and for a readable regular file the size and an
+ *   FNV-1a hash of its first 4096 bytes, or the errno of open() or
+ *   read().  For the differential test: what path walks, permission
+ *   checks and getattr return, and which file each open reaches.
+ *
+ * usage: kfs entries PATH...
+ *   The dump's line of each PATH.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,7 +41,8 @@ static char buf[4096];
 static void print_usage(void)
 {
 	fprintf(stderr, "usage: kfs miss|stat|read|readmany ITERATIONS PATH\n"
-		"       kfs dump DIR...\n");
+		"       kfs dump DIR...\n"
+		"       kfs entries PATH...\n");
 	exit(2);
 }
 
@@ -69,14 +74,48 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* One line of a dump; the entry's stat, or a zeroed one if lstat fails. */
+static void entry(const char *path, struct stat *st)
+{
+	uint64_t h;
+	long len;
+	int r;
+
+	if (lstat(path, st)) {
+		printf("%s\tlstat %d\n", path, errno);
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	printf("%s\t%o %u:%u %lu %c%c%c", path, st->st_mode, st->st_uid,
+	       st->st_gid, (unsigned long)st->st_nlink,
+	       access(path, R_OK) ? '-' : 'r',
+	       access(path, W_OK) ? '-' : 'w',
+	       access(path, X_OK) ? '-' : 'x');
+	if (S_ISLNK(st->st_mode)) {
+		struct stat target;
+
+		if (stat(path, &target))
+			printf(" -> err %d", errno);
+		else
+			printf(" -> %o %u:%u", target.st_mode, target.st_uid,
+			       target.st_gid);
+	}
+	if (S_ISREG(st->st_mode) && (st->st_mode & 0444)) {
+		r = readfile(path, &h, &len);
+		if (r)
+			printf(" err %d", -r);
+		else
+			printf(" %ld %016llx", len, (unsigned long long)h);
+	}
+	printf("\n");
+}
+
 static void dump(const char *dir, dev_t dev)
 {
 	struct dirent **names;
 	char path[4096];
 	struct stat st;
-	uint64_t h;
-	long len;
-	int i, n, r;
+	int i, n;
 
 	n = scandir(dir, &names, NULL, by_name);
 	if (n < 0) {
@@ -92,20 +131,7 @@ static void dump(const char *dir, dev_t dev)
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		free(names[i]);
-		if (lstat(path, &st)) {
-			printf("%s\tlstat %d\n", path, errno);
-			continue;
-		}
-		printf("%s\t%o %u:%u %lu", path, st.st_mode, st.st_uid,
-		       st.st_gid, (unsigned long)st.st_nlink);
-		if (S_ISREG(st.st_mode) && (st.st_mode & 0444)) {
-			r = readfile(path, &h, &len);
-			if (r)
-				printf(" err %d", -r);
-			else
-				printf(" %ld %016llx", len, (unsigned long long)h);
-		}
-		printf("\n");
+		entry(path, &st);
 		if (S_ISDIR(st.st_mode) && st.st_dev == dev)
 			dump(path, dev);
 	}
@@ -132,6 +158,13 @@ int main(int argc, char **argv)
 	long i, iters, npaths = 0;
 	double ns;
 
+	if (argc >= 3 && !strcmp(argv[1], "entries")) {
+		struct stat st;
+
+		for (i = 2; i < argc; i++)
+			entry(argv[i], &st);
+		return 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "dump")) {
 		struct stat st;
 

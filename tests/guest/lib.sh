@@ -156,3 +156,63 @@ stop_checker() {
 	wait $checker_pid
 	checked="$? $(sed -n 's/.*iterations=[0-9]* \(ok\)$/\1/p' /tmp/rlloop.out)"
 }
+
+# knob_diff KNOB ON TAG PREFIX DIR...: the differential of a knob over
+# whole trees.  `kfs dump DIR...`, run through PREFIX (empty, "runas
+# 65534", "nsenter -t PID -n -m"), with KNOB off, on, off, on (on only if
+# ON is 1; files /tmp/kd.TAG.[abcd]).  Entries that differ between the two
+# off listings are volatile and left out, and so are vfsfast's own files
+# and the slab statistics.  An entry that differs in both on listings is a
+# suspect only: a volatile file (the root cgroup's memory.numa_stat) can
+# keep still across the two off listings and move across the on ones by
+# chance.  A suspect fails only if it follows the knob: read three times
+# with the knob off and three times on, alternating, the off reads agree
+# and no on read gives their answer.  Sets kd_bad (suspects that follow
+# the knob), kd_stable, kd_suspects, kd_volatile, kd_entries; the knob is
+# left off.
+knob_diff() {
+	kd_knob=$1 kd_on=$2 kd_tag=$3 kd_pre=$4
+	shift 4
+	for kd_l in a b c d; do
+		case $kd_l in
+		a|c) set_knob $kd_knob 0 ;;
+		*) [ "$kd_on" = 1 ] && set_knob $kd_knob 1 ;;
+		esac
+		$kd_pre kfs dump "$@" >/tmp/kd.$kd_tag.$kd_l
+	done
+	set_knob $kd_knob 0
+	awk -F '\t' '$1 ~ "^/sys/kernel/(vfsfast|slab)/" { next }
+	     FILENAME == ARGV[1] { a[$1] = $0; next }
+	     FILENAME == ARGV[2] { if (a[$1] == $0) stable[$1] = $0; next }
+	     FILENAME == ARGV[3] { if (($1 in stable) && stable[$1] != $0) b[$1] = $0
+				  if ($1 in stable) seen++
+				  next }
+	     ($1 in b) && stable[$1] != $0 { print "differs: " $0; bad++ }
+	     END { printf "%d %d\n", bad + 0, seen + 0 }' \
+		/tmp/kd.$kd_tag.a /tmp/kd.$kd_tag.c /tmp/kd.$kd_tag.b /tmp/kd.$kd_tag.d \
+		>/tmp/kd.$kd_tag.diff
+	kd_res=$(tail -n 1 /tmp/kd.$kd_tag.diff)
+	kd_suspects=${kd_res%% *}
+	kd_stable=${kd_res#* }
+	kd_entries=$(wc -l </tmp/kd.$kd_tag.a)
+	kd_bad=0
+	kd_volatile=0
+	for kd_p in $(awk -F '\t' 'sub(/^differs: /, "", $1) { print $1 }' \
+			/tmp/kd.$kd_tag.diff | head -n 50); do
+		kd_off=$($kd_pre kfs entries "$kd_p")
+		kd_follows=1
+		for kd_r in 1 2 3; do
+			[ "$kd_on" = 1 ] && set_knob $kd_knob 1
+			[ "$($kd_pre kfs entries "$kd_p")" = "$kd_off" ] && kd_follows=0
+			set_knob $kd_knob 0
+			[ "$($kd_pre kfs entries "$kd_p")" = "$kd_off" ] || kd_follows=0
+		done
+		if [ $kd_follows = 1 ]; then
+			kd_bad=$((kd_bad + 1))
+			note "$kd_tag: differs with the knob: $(grep -F "differs: $kd_p	" \
+				/tmp/kd.$kd_tag.diff | head -n 1)"
+		else
+			kd_volatile=$((kd_volatile + 1))
+		fi
+	done
+}

@@ -14,10 +14,14 @@ if ! stress-ng --version >/dev/null 2>&1; then
 	t_fail "stress-ng runs in the guest" "$(stress-ng --version 2>&1 | head -n1)"
 	return 0 2>/dev/null || exit 0
 fi
-KNOBS="readlink fsnotify fsnotify_parent pseudo_nonotify"
 load_vfsfast enable=all
-# kernfs where the kernel lacks it (5.10): the sysfs stressor walks sysfs.
-grep -q '^unsupported' $VF/kernfs/status || KNOBS="$KNOBS kernfs"
+# Every knob this kernel has: the kernfs ones (kernfs on 5.10, kernfs_rcu
+# on 6.12 and 7.2) under the sysfs stressor, which walks sysfs.
+KNOBS=
+for o in $VFSFAST_OPTS; do
+	grep -q '^unsupported' $VF/$o/status || KNOBS="$KNOBS $o"
+done
+note "knobs flipping: $KNOBS"
 start_checker
 rm -f /tmp/stop_flip /tmp/flips
 (

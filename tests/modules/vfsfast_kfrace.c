@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test only: park a task inside a kernfs function, before it takes
- * kernfs_mutex, for as long as the test wants.
+ * kernfs_mutex (5.10) or the root's kernfs_rwsem (5.15 and later), for as
+ * long as the test wants.
  *
  * A kthread creates (add=NAME: /sys/kernel/NAME) or renames
  * (rename=OLD:NEW, the directory made by a previous add=OLD) a kobject.
- * A kprobe on mutex_lock() catches that kthread's call from
- * kernfs_add_one() or kernfs_rename_ns() and sends it to park(), which
- * sleeps until release=1 and then takes the mutex as mutex_lock() would
- * have.  So the kthread sits inside the stock kernfs function, its work
+ * Kprobes on mutex_lock() and down_write() catch that kthread's call from
+ * kernfs_add_one() or kernfs_rename_ns() and send it to a park function,
+ * which sleeps until release=1 and then takes the lock as the probed
+ * function would have.  rename_late=OLD:NEW parks the rename after its
+ * work instead: a kprobe on up_write() lets kernfs_rename_ns() release
+ * kernfs_rwsem, then parks it before it returns, with the node renamed
+ * and whatever an observer does after the stock call not yet done.  So the kthread sits inside the stock kernfs function, its work
  * not yet done, while the test turns vfsfast's kernfs knob on: exactly
  * the call that entered a function before its observer existed.
  *
@@ -23,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -52,19 +57,47 @@ static void kfrace_park(struct mutex *lock)
 	WRITE_ONCE(kfrace_passing, false);
 }
 
+/* Called instead of down_write() by the parked kthread. */
+static void kfrace_park_rwsem(struct rw_semaphore *sem)
+{
+	kfrace_set_state("parked", 0);
+	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
+	WRITE_ONCE(kfrace_passing, true);
+	down_write(sem);
+	WRITE_ONCE(kfrace_passing, false);
+}
+
+/* Called instead of up_write() by the kthread parked late. */
+static void kfrace_park_late(struct rw_semaphore *sem)
+{
+	WRITE_ONCE(kfrace_passing, true);
+	up_write(sem);
+	kfrace_set_state("parked", 0);
+	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
+}
+
+static struct kprobe kfrace_kp, kfrace_kp_late;
+static bool kfrace_late;
+
 static int kfrace_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	size_t len;
 
-	if (current != READ_ONCE(kfrace_task) || READ_ONCE(kfrace_passing))
+	if (current != READ_ONCE(kfrace_task) || READ_ONCE(kfrace_passing) ||
+	    READ_ONCE(kfrace_late) != (p == &kfrace_kp_late))
 		return 0;
 	/* mutex_lock()'s return address: which kernfs function called it. */
 	sprint_symbol(buf, *(unsigned long *)regs->sp);
 	len = strlen(kfrace_in);
 	if (strncmp(buf, kfrace_in, len) || buf[len] != '+')
 		return 0;
-	instruction_pointer_set(regs, (unsigned long)kfrace_park);
+	if (p == &kfrace_kp)
+		instruction_pointer_set(regs, (unsigned long)kfrace_park);
+	else if (p == &kfrace_kp_late)
+		instruction_pointer_set(regs, (unsigned long)kfrace_park_late);
+	else
+		instruction_pointer_set(regs, (unsigned long)kfrace_park_rwsem);
 	return 1;
 }
 
@@ -72,6 +105,16 @@ static struct kprobe kfrace_kp = {
 	.symbol_name = "mutex_lock",
 	.pre_handler = kfrace_pre,
 };
+
+static struct kprobe kfrace_kp_rwsem = {
+	.symbol_name = "down_write",
+	.pre_handler = kfrace_pre,
+};
+static struct kprobe kfrace_kp_late = {
+	.symbol_name = "up_write",
+	.pre_handler = kfrace_pre,
+};
+static bool kfrace_rwsem_registered, kfrace_late_registered;
 
 static int kfrace_slot(const char *name)
 {
@@ -105,7 +148,7 @@ static int kfrace_thread(void *data)
 	return 0;
 }
 
-static int kfrace_start(const char *val, bool add)
+static int kfrace_start(const char *val, bool add, bool late)
 {
 	char buf[130], *sep;
 	struct task_struct *t;
@@ -129,7 +172,13 @@ static int kfrace_start(const char *val, bool add)
 		strscpy(kfrace_old, buf, sizeof(kfrace_old));
 		strscpy(kfrace_new, sep + 1, sizeof(kfrace_new));
 	}
+	if (late && !kfrace_late_registered) {
+		mutex_unlock(&kfrace_lock);
+		return -EOPNOTSUPP;
+	}
 	kfrace_in = add ? "kernfs_add_one" : "kernfs_rename_ns";
+	WRITE_ONCE(kfrace_late, late);
+	WRITE_ONCE(kfrace_passing, false);
 	WRITE_ONCE(kfrace_released, false);
 	kfrace_set_state("running", 0);
 	t = kthread_create(kfrace_thread, add ? (void *)1 : NULL, "kfrace");
@@ -145,12 +194,18 @@ static int kfrace_start(const char *val, bool add)
 
 static int kfrace_add_set(const char *val, const struct kernel_param *kp)
 {
-	return kfrace_start(val, true);
+	return kfrace_start(val, true, false);
 }
 
 static int kfrace_rename_set(const char *val, const struct kernel_param *kp)
 {
-	return kfrace_start(val, false);
+	return kfrace_start(val, false, false);
+}
+
+static int kfrace_rename_late_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	return kfrace_start(val, false, true);
 }
 
 static int kfrace_release_set(const char *val, const struct kernel_param *kp)
@@ -189,12 +244,16 @@ static int kfrace_state_get(char *buf, const struct kernel_param *kp)
 
 static const struct kernel_param_ops kfrace_add_ops = { .set = kfrace_add_set };
 static const struct kernel_param_ops kfrace_rename_ops = { .set = kfrace_rename_set };
+static const struct kernel_param_ops kfrace_rename_late_ops = {
+	.set = kfrace_rename_late_set
+};
 static const struct kernel_param_ops kfrace_release_ops = { .set = kfrace_release_set };
 static const struct kernel_param_ops kfrace_remove_ops = { .set = kfrace_remove_set };
 static const struct kernel_param_ops kfrace_state_ops = { .get = kfrace_state_get };
 
 module_param_cb(add, &kfrace_add_ops, NULL, 0200);
 module_param_cb(rename, &kfrace_rename_ops, NULL, 0200);
+module_param_cb(rename_late, &kfrace_rename_late_ops, NULL, 0200);
 module_param_cb(release, &kfrace_release_ops, NULL, 0200);
 module_param_cb(remove, &kfrace_remove_ops, NULL, 0200);
 module_param_cb(state, &kfrace_state_ops, NULL, 0444);
@@ -209,12 +268,20 @@ static int __init kfrace_init(void)
 		kfrace_kp.addr = NULL;
 		ret = register_kprobe(&kfrace_kp);
 	}
-	return ret;
+	if (ret)
+		return ret;
+	kfrace_rwsem_registered = !register_kprobe(&kfrace_kp_rwsem);
+	kfrace_late_registered = !register_kprobe(&kfrace_kp_late);
+	return 0;
 }
 
 static void __exit kfrace_exit(void)
 {
 	unregister_kprobe(&kfrace_kp);
+	if (kfrace_rwsem_registered)
+		unregister_kprobe(&kfrace_kp_rwsem);
+	if (kfrace_late_registered)
+		unregister_kprobe(&kfrace_kp_late);
 	kfrace_release_set(NULL, NULL);
 	while (READ_ONCE(kfrace_task))
 		msleep(20);
