@@ -178,6 +178,32 @@ if [ -f /lab/vfsfast_kfrace.ko ]; then
 	done
 	t_eq "kernfs_rcu: a rename parked between its work and the observer's bump: old name gone and new there at once, 3 times" \
 		"" "$bad"
+	# A chmod parked the same way (chmod_late): the node has mode 0400,
+	# the inode still 0444, and the setattr has not returned.  Stock
+	# refreshes the inode before it checks, so uid 65534 is refused at
+	# once; the fast path must not check the stale inode.
+	bad=
+	for r in 1 2 3; do
+		A=/sys/kernel/vfattr$r/vfattr
+		echo vfattr$r >$KF/add
+		kf_wait parked && echo 1 >$KF/release && kf_wait "done 0" ||
+			{ bad="$bad setup $r: $(cat $KF/state)"; continue; }
+		for c in 1 2; do
+			runas 65534 cat $A >/dev/null 2>&1 || bad="$bad $r: unreadable before ($c);"
+		done
+		echo vfattr$r:0400 >$KF/chmod_late || { bad="$bad $r: chmod_late refused"; continue; }
+		kf_wait parked || { bad="$bad $r: not parked: $(cat $KF/state)"; continue; }
+		for c in 1 2; do
+			runas 65534 cat $A >/dev/null 2>&1 && bad="$bad $r: readable while parked ($c);"
+		done
+		echo 1 >$KF/release
+		kf_wait "done 0" || bad="$bad $r: $(cat $KF/state);"
+		runas 65534 cat $A >/dev/null 2>&1 && bad="$bad $r: readable after;"
+		chmod 0444 $A
+		runas 65534 cat $A >/dev/null 2>&1 || bad="$bad $r: unreadable after chmod 0444;"
+	done
+	t_eq "kernfs_rcu: a chmod parked between its work and the observer's end: refused at once, 3 times" \
+		"" "$bad"
 	echo 1 >$KF/remove
 	rmmod vfsfast_kfrace
 else

@@ -12,7 +12,11 @@
  * function would have.  rename_late=OLD:NEW parks the rename after its
  * work instead: a kprobe on up_write() lets kernfs_rename_ns() release
  * kernfs_rwsem, then parks it before it returns, with the node renamed
- * and whatever an observer does after the stock call not yet done.  So the kthread sits inside the stock kernfs function, its work
+ * and whatever an observer does after the stock call not yet done.
+ * chmod_late=NAME:MODE does the same to a chmod of the attribute "vfattr"
+ * that each add= makes (sysfs_chmod_file(), parked in kernfs_setattr()
+ * after kernfs_iattr_rwsem is released: the node has its new mode, the
+ * inode not yet).  So the kthread sits inside the stock kernfs function, its work
  * not yet done, while the test turns vfsfast's kernfs knob on: exactly
  * the call that entered a function before its observer existed.
  *
@@ -29,6 +33,7 @@
 #include <linux/ptrace.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/wait.h>
 
 #define KFRACE_MAX 16
@@ -126,11 +131,25 @@ static int kfrace_slot(const char *name)
 	return -1;
 }
 
+enum kfrace_op { KFRACE_ADD, KFRACE_RENAME, KFRACE_CHMOD };
+
+static ssize_t kfrace_attr_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sprintf(buf, "vfattr\n");
+}
+
+static struct kobj_attribute kfrace_attr = __ATTR(vfattr, 0444,
+						  kfrace_attr_show, NULL);
+
 static int kfrace_thread(void *data)
 {
+	enum kfrace_op op = (unsigned long)data;
+	struct kobject *kobj;
+	umode_t mode;
 	int i, err = 0;
 
-	if (data) {
+	if (op == KFRACE_ADD) {
 		for (i = 0; i < KFRACE_MAX && kfrace_objs[i]; i++)
 			;
 		if (i == KFRACE_MAX)
@@ -139,17 +158,32 @@ static int kfrace_thread(void *data)
 			kfrace_objs[i] = kobject_create_and_add(kfrace_new, kernel_kobj);
 		if (!err && !kfrace_objs[i])
 			err = -ENOMEM;
+		if (!err)
+			err = sysfs_create_file(kfrace_objs[i], &kfrace_attr.attr);
 	} else {
 		i = kfrace_slot(kfrace_old);
-		err = i < 0 ? -ENOENT : kobject_rename(kfrace_objs[i], kfrace_new);
+		kobj = i < 0 ? NULL : kfrace_objs[i];
+		if (!kobj)
+			err = -ENOENT;
+		else if (op == KFRACE_RENAME)
+			err = kobject_rename(kobj, kfrace_new);
+		else if (kstrtou16(kfrace_new, 8, &mode))
+			err = -EINVAL;
+		else
+			err = sysfs_chmod_file(kobj, &kfrace_attr.attr, mode);
 	}
 	WRITE_ONCE(kfrace_task, NULL);
 	kfrace_set_state("done %d", err);
 	return 0;
 }
 
-static int kfrace_start(const char *val, bool add, bool late)
+static int kfrace_start(const char *val, enum kfrace_op op, bool late)
 {
+	static const char * const in[] = {
+		[KFRACE_ADD] = "kernfs_add_one",
+		[KFRACE_RENAME] = "kernfs_rename_ns",
+		[KFRACE_CHMOD] = "kernfs_setattr",
+	};
 	char buf[130], *sep;
 	struct task_struct *t;
 
@@ -160,7 +194,7 @@ static int kfrace_start(const char *val, bool add, bool late)
 		mutex_unlock(&kfrace_lock);
 		return -EBUSY;
 	}
-	if (add) {
+	if (op == KFRACE_ADD) {
 		strscpy(kfrace_new, buf, sizeof(kfrace_new));
 	} else {
 		sep = strchr(buf, ':');
@@ -176,12 +210,12 @@ static int kfrace_start(const char *val, bool add, bool late)
 		mutex_unlock(&kfrace_lock);
 		return -EOPNOTSUPP;
 	}
-	kfrace_in = add ? "kernfs_add_one" : "kernfs_rename_ns";
+	kfrace_in = in[op];
 	WRITE_ONCE(kfrace_late, late);
 	WRITE_ONCE(kfrace_passing, false);
 	WRITE_ONCE(kfrace_released, false);
 	kfrace_set_state("running", 0);
-	t = kthread_create(kfrace_thread, add ? (void *)1 : NULL, "kfrace");
+	t = kthread_create(kfrace_thread, (void *)(unsigned long)op, "kfrace");
 	if (IS_ERR(t)) {
 		mutex_unlock(&kfrace_lock);
 		return PTR_ERR(t);
@@ -194,18 +228,24 @@ static int kfrace_start(const char *val, bool add, bool late)
 
 static int kfrace_add_set(const char *val, const struct kernel_param *kp)
 {
-	return kfrace_start(val, true, false);
+	return kfrace_start(val, KFRACE_ADD, false);
 }
 
 static int kfrace_rename_set(const char *val, const struct kernel_param *kp)
 {
-	return kfrace_start(val, false, false);
+	return kfrace_start(val, KFRACE_RENAME, false);
 }
 
 static int kfrace_rename_late_set(const char *val,
 				  const struct kernel_param *kp)
 {
-	return kfrace_start(val, false, true);
+	return kfrace_start(val, KFRACE_RENAME, true);
+}
+
+static int kfrace_chmod_late_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return kfrace_start(val, KFRACE_CHMOD, true);
 }
 
 static int kfrace_release_set(const char *val, const struct kernel_param *kp)
@@ -247,6 +287,9 @@ static const struct kernel_param_ops kfrace_rename_ops = { .set = kfrace_rename_
 static const struct kernel_param_ops kfrace_rename_late_ops = {
 	.set = kfrace_rename_late_set
 };
+static const struct kernel_param_ops kfrace_chmod_late_ops = {
+	.set = kfrace_chmod_late_set
+};
 static const struct kernel_param_ops kfrace_release_ops = { .set = kfrace_release_set };
 static const struct kernel_param_ops kfrace_remove_ops = { .set = kfrace_remove_set };
 static const struct kernel_param_ops kfrace_state_ops = { .get = kfrace_state_get };
@@ -254,6 +297,7 @@ static const struct kernel_param_ops kfrace_state_ops = { .get = kfrace_state_ge
 module_param_cb(add, &kfrace_add_ops, NULL, 0200);
 module_param_cb(rename, &kfrace_rename_ops, NULL, 0200);
 module_param_cb(rename_late, &kfrace_rename_late_ops, NULL, 0200);
+module_param_cb(chmod_late, &kfrace_chmod_late_ops, NULL, 0200);
 module_param_cb(release, &kfrace_release_ops, NULL, 0200);
 module_param_cb(remove, &kfrace_remove_ops, NULL, 0200);
 module_param_cb(state, &kfrace_state_ops, NULL, 0444);
