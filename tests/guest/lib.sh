@@ -96,6 +96,11 @@ note() {
 	echo "# $_one"
 }
 
+# Whether this pass forces the kernel's first (best) backend, or none.
+first_backend() {
+	[ -z "$VFSFAST_BACKEND" ] || [ "$VFSFAST_BACKEND" = "${VFSFAST_BACKENDS_EXPECT%% *}" ]
+}
+
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }
