@@ -221,3 +221,15 @@ knob_diff() {
 		fi
 	done
 }
+
+# vfsfast_kfrace.ko's parameters, and kf_wait STATE: up to 10 s for its
+# state to begin with STATE.
+KF=/sys/module/vfsfast_kfrace/parameters
+kf_wait() {
+	w=0
+	while ! grep -q "^$1" $KF/state && [ $w -lt 200 ]; do
+		sleep 0.05
+		w=$((w + 1))
+	done
+	grep -q "^$1" $KF/state
+}

@@ -387,15 +387,6 @@ t_eq "kernfs: stat shows the mode set" "644 0" "$(stat -c '%a %u' $F)"
 # dentry that hid the name for good.
 # kf_race KIND ARG NAME GONE: KIND add or rename, NAME the name it makes,
 # GONE the one it removes (or "").  Sets why when something was wrong.
-KF=/sys/module/vfsfast_kfrace/parameters
-kf_wait() {
-	w=0
-	while ! grep -q "^$1" $KF/state && [ $w -lt 200 ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
-	grep -q "^$1" $KF/state
-}
 kf_race() {
 	why=
 	set_knob $KN 0

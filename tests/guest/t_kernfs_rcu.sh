@@ -149,15 +149,6 @@ fi
 # not moved yet.  Only the count of renames in progress stops that dentry
 # from being trusted: the old name must be gone at once, and the new one
 # there, while the rename is parked and after.
-KF=/sys/module/vfsfast_kfrace/parameters
-kf_wait() {
-	w=0
-	while ! grep -q "^$1" $KF/state && [ $w -lt 200 ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
-	grep -q "^$1" $KF/state
-}
 if [ -f /lab/vfsfast_kfrace.ko ]; then
 	insmod /lab/vfsfast_kfrace.ko
 	set_knob kernfs_rcu 1
