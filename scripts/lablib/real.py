@@ -198,7 +198,9 @@ def _progress(chunk):
 def _pct(x):
     """A percentage with the digits it needs: never rounded to 0.00 or
     across zero."""
-    return f"{x:+.2f}%" if abs(x) >= 0.1 else f"{x:+.3f}%"
+    if abs(x) >= 0.1:
+        return f"{x:+.2f}%"
+    return f"{x:+.3f}%" if abs(x) >= 0.001 or x == 0 else f"{x:+.2g}%"
 
 
 def _p(x):
