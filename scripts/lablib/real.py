@@ -104,12 +104,14 @@ def loop(cmd, count):
             f"i=$((i + 1)); done")
 
 
-def job_text(pairs, aa, seed):
-    runs = "\n".join(f"{label} {shlex.quote(loop(cmd, n))}" for label, _, cmd, n in PROGRAMS)
+def job_text(pairs, aa, seed, programs=PROGRAMS, knobs=None):
+    """knobs: the optimizations to switch (comma separated); None: every
+    one the kernel supports."""
+    runs = "\n".join(f"{label} {shlex.quote(loop(cmd, n))}" for label, _, cmd, n in programs)
     return f"""load_vfsfast enable=none
 {SETUP}
-knobs=
-for o in $VFSFAST_OPTS; do
+knobs={shlex.quote(knobs or "")}
+[ -n "$knobs" ] || for o in $VFSFAST_OPTS; do
 	case $(head -n1 $VF/$o/status) in unsupported* | disabled*) continue ;; esac
 	knobs="$knobs${{knobs:+,}}$o"
 done
@@ -140,7 +142,8 @@ class Result:
     """One kernel's measurement: its summaries per program, the knobs
     switched, the backend, the udev database's size, the versions."""
 
-    def __init__(self, kernel, summaries, knobs, backend, udev, versions, seconds, pairs, aa):
+    def __init__(self, kernel, summaries, knobs, backend, udev, versions, seconds, pairs, aa,
+                 programs=PROGRAMS, chosen=False):
         self.kernel = kernel
         self.summaries = summaries
         self.knobs = knobs
@@ -150,10 +153,13 @@ class Result:
         self.seconds = seconds
         self.pairs = pairs
         self.aa = aa
+        self.programs = programs
+        # knobs named by --knobs, not every one the kernel supports
+        self.chosen = chosen
 
 
-def run(kernel, pairs, aa, seed):
-    """Boot one kernel (a kernel.Kernel) and measure every program."""
+def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
+    """Boot one kernel (a kernel.Kernel) and measure the programs."""
     kernel.ensure()
     ko, log = build.dkms_install(kernel)
     if not ko:
@@ -162,7 +168,7 @@ def run(kernel, pairs, aa, seed):
     image = land.ensure(kernel)
     util.log(f"{kernel}: real programs (vfsfast-ab in the guest, {kernel.release} "
              f"userland), {pairs} pairs + {aa} A/A per program")
-    res = guest.run_job(kernel, job_text(pairs, aa, seed), ko, icount=True, timeout=5400,
+    res = guest.run_job(kernel, job_text(pairs, aa, seed, programs, knobs), ko, icount=True, timeout=5400,
                         extra_files={"/lab/userland.img": image}, memory_mb=2048,
                         on_output=_progress)
     report, files, _ = ab.split_output(res.output)
@@ -177,7 +183,7 @@ def run(kernel, pairs, aa, seed):
     m = re.search(r"^VFSFAST-REAL-UDEV (\d+)", report, re.M)
     udev = int(m.group(1)) if m else None
     summaries, backend = {}, set()
-    for label, _, _, _ in PROGRAMS:
+    for label, _, _, _ in programs:
         name = f"{label}.summary.json"
         if name not in files:
             util.die(f"{kernel}: no vfsfast-ab results for {label}\n{report[-3000:]}")
@@ -185,7 +191,7 @@ def run(kernel, pairs, aa, seed):
         summaries[label] = {r["compare"]: r for r in s["results"] if r["metric"] == "runtime_s"}
         backend.update(kv.split("=", 1)[1] for kv in s.get("backends_used", "").split())
     return Result(kernel, summaries, knobs, " ".join(sorted(backend)), udev, land.versions(),
-                  res.seconds, pairs, aa)
+                  res.seconds, pairs, aa, programs, chosen=bool(knobs))
 
 
 def _progress(chunk):
@@ -234,7 +240,8 @@ def table(r):
         begin_mark(k),
         f"**{k}** ({k.kver}), {k.release} userland ({vers}); qemu TCG, 1 vCPU, "
         f"`-icount shift=0,sleep=off` (guest ns = instructions); backend {r.backend or '?'}; "
-        f"knobs on: {', '.join(r.knobs) or 'none'} (every optimization this kernel supports) "
+        f"knobs on: {', '.join(r.knobs) or 'none'} "
+        f"({'named by --knobs' if r.chosen else 'every optimization this kernel supports'}) "
         f"vs all off. Per program {r.pairs} off/on pairs in random order and {r.aa} A/A "
         f"(off/off) pairs (`--seed 1`, 2 warm-up runs, 1 settle run after each knob write); "
         f"udev database: {r.udev if r.udev is not None else '?'} devices; "
@@ -244,7 +251,7 @@ def table(r):
         "| A/A delta [95% CI] | verdict |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for label, what, _, count in PROGRAMS:
+    for label, what, _, count in r.programs:
         s = r.summaries[label]
         on, aa = s.get("on/off"), s.get("aa")
         runs = f"{on['pairs']}+{aa['pairs'] if aa else 0}"
@@ -286,11 +293,21 @@ def update_doc(path, blocks):
         f.write(text)
 
 
-def main(kernels, pairs, aa, seed=1, out=None, doc=None):
-    """`vfsfast-lab real`: one kernel at a time (one guest at a time)."""
+def main(kernels, pairs, aa, seed=1, out=None, doc=None, knobs=None, programs=None):
+    """`vfsfast-lab real`: one kernel at a time (one guest at a time).
+    knobs, programs: a subset, for finding which knob a result comes
+    from; not with doc, whose tables are every program, every knob."""
+    if doc and (knobs or programs):
+        util.die("real: --doc takes every program and every knob; --knobs and --programs "
+                 "go with --out")
+    known = [p[0] for p in PROGRAMS]
+    for p in programs or []:
+        if p not in known:
+            util.die(f"real: unknown program {p!r}; choose from {' '.join(known)}")
+    chosen = [p for p in PROGRAMS if not programs or p[0] in programs]
     blocks = []
     for k in kernels:
-        r = run(k, pairs, aa, seed)
+        r = run(k, pairs, aa, seed, chosen, knobs)
         block = table(r)
         print(block + "\n", flush=True)
         blocks.append((k, block))
