@@ -16,7 +16,6 @@ lays them out, as bench.py does.
 """
 
 import json
-import os
 import re
 import shlex
 
