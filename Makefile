@@ -34,6 +34,9 @@
 # make bench           the readlink benchmark in the qemu lab
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
+# make real-programs   real programs (lscpu, ps, find, ...) of each release,
+#                      every optimization off vs on; tables into
+#                      Documentation/results.md (about 10 min per kernel)
 
 KERNELRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
@@ -123,6 +126,12 @@ bench:
 demo:
 	$(LAB) demo --kernels "$(KERNELS)"
 
+# Real programs of each release's userland, all optimizations off vs on,
+# one kernel at a time (about 10 minutes each); the tables go into
+# Documentation/results.md.
+real-programs:
+	$(LAB) real --kernels "$(KERNELS)" --doc Documentation/results.md
+
 style:
 	$(LAB) style
 
@@ -130,4 +139,5 @@ deb:
 	$(LAB) deb
 
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
-	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
+	real-programs

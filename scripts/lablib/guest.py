@@ -130,7 +130,7 @@ def _make_evdiff_image():
 
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None,
-            append=""):
+            append="", memory_mb=None):
     """Boot kernel (a kernel.Kernel) with vfsfast's .ko and the test
     programs; run job text.  The guest's environment (/lab/env.sh) holds
     the kernel's facts and expectations, env on top."""
@@ -178,7 +178,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         vm.build_initramfs(kernel, initrd, files, genv)
         return vm.boot(kernel, initrd, disk=disk.path if disk and not icount else None, smp=smp, icount=icount,
                        timeout=timeout, keep_dir=keep_dir, mttcg=mttcg,
-                       on_output=on_output, append=append)
+                       on_output=on_output, append=append, memory_mb=memory_mb)
     finally:
         os.unlink(initrd)
         subprocess.call(["rm", "-rf", jobs_dir])

@@ -402,6 +402,9 @@ HOST_TESTS = [
     ("bench_recovery_test.py", "bench: the share of upstream's saving recovered on legacy, "
      "on synthetic rounds: medians, the 0.5% floor, savings within the rounds' spread, "
      "losses kept negative"),
+    ("real_table_test.py", "vfsfast-lab real's table on synthetic summaries: losses stay "
+     "losses, with their digits; a * across zero or without A/A agreement is no gain; "
+     "--doc replaces a kernel's block in place"),
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
     ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
      "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "

@@ -164,7 +164,7 @@ USERSPACE_MARKER = "Run /init as init process"
 
 
 def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
-         append="", keep_dir=None, mttcg=False, on_output=None):
+         append="", keep_dir=None, mttcg=False, on_output=None, memory_mb=None):
     """Boot the kernel; always reaps qemu, whatever happens.
 
     A guest whose kernel died before starting user space is booted once
@@ -175,9 +175,10 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
     for the suite to note.
 
     on_output: called with each new chunk of the job's output while the
-    guest runs (progress of long jobs)."""
+    guest runs (progress of long jobs).  memory_mb: the guest's memory,
+    if it needs more than the kernel's (kernel.Kernel.memory_mb)."""
     res = _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir,
-                mttcg, on_output)
+                mttcg, on_output, memory_mb)
     if res.completed or res.timed_out or USERSPACE_MARKER in res.console:
         return res
     first = res
@@ -186,17 +187,17 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
         with open(os.path.join(keep_dir, "console-early.log"), "w") as f:
             f.write(first.console)
     res = _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir,
-                mttcg, on_output)
+                mttcg, on_output, memory_mb)
     res.early_failure = (first.bad_lines or ["no report"])[0].strip()
     return res
 
 
 def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
-          on_output):
+          on_output, memory_mb=None):
     # The debug kernels' guests are slower and need more memory
     # (kernel.Kernel.timeout(), .memory_mb): scaled here, for every caller.
     timeout = kernel.timeout(timeout)
-    memory = kernel.memory_mb
+    memory = max(kernel.memory_mb, memory_mb or 0)
     work = tempfile.mkdtemp(prefix="vfsfast-vm-")
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")

@@ -1,0 +1,318 @@
+"""Real programs, every optimization off vs on: `vfsfast-lab real`.
+
+Each kernel boots in icount mode (one vCPU, -icount shift=0,sleep=off:
+guest nanoseconds are executed instructions) with its release's own
+userland (userland.py: util-linux, udev, procps, findutils, coreutils,
+systemd from the release's chroot), loop-mounted read-only at /real.  The
+guest job starts udevd once to fill udev's database, makes a symlink farm
+in a tmpfs, and then, per program of PROGRAMS, runs vfsfast-ab with every
+optimization the kernel supports (status not unsupported), all switched
+together: `vfsfast-ab -p PAIRS OPTS -- chroot /real ... sh -c 'loop'`.
+The metric is vfsfast-ab's runtime_s of the whole loop (abloop time),
+which under icount counts instructions; the table divides it by the
+loop's count.  Every figure of the table (medians, delta, its interval,
+p, the A/A row) is a field of vfsfast-ab's summary.json: this file only
+lays them out, as bench.py does.
+"""
+
+import json
+import re
+import shlex
+
+from . import ab, build, guest, userland, util
+
+FARM = "/tmp/farm"
+# The link chain's directory: ten levels deep, so each link (an absolute
+# path to the next) makes realpath walk every level again.
+CHAIN = FARM + "/chain/" + "/".join(f"d{i}" for i in range(1, 11))
+CHAIN_LINKS = 30
+
+# The programs: (label, what the table calls it, command line run in the
+# release's root (its /bin/sh), times per measured run).  The counts make
+# each run a few tens of millions of instructions.
+PROGRAMS = [
+    ("lscpu", "`lscpu`", "lscpu", 4),
+    ("lsblk", "`lsblk`", "lsblk", 8),
+    ("udevadm", "`udevadm info --export-db`", "udevadm info --export-db", 2),
+    ("find-sys", "`find /sys -name nonexistent`", "find /sys -name nonexistent", 1),
+    ("cgls", "`systemd-cgls --no-pager`", "systemd-cgls --no-pager", 8),
+    ("ps", "`ps aux`", "ps aux", 4),
+    ("ls-links", "`ls -l` of 1,000 symlinks (tmpfs)", f"ls -l {FARM}/links1k", 4),
+    ("find-L", "`find -L` over a symlink farm (1,000 links to files, 10 to "
+     "directories of 20 files; tmpfs)", f"find -L {FARM}/tree", 4),
+    ("realpath", f"`realpath -e` of a chain of {CHAIN_LINKS} absolute links, "
+     "each 12 directories deep (tmpfs)", f"realpath -e {CHAIN}/l{CHAIN_LINKS}", 20),
+]
+
+ROOT = "/real"
+# The programs' environment.  systemd's tools (udevadm trigger, settle,
+# control) do nothing in a chroot unless told to behave as booted.
+ENV = "PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/root SYSTEMD_IGNORE_CHROOT=1"
+# In the guest: the root's mounts, then the farm, made by the release's
+# own shell and coreutils.
+SETUP = f"""R={ROOT}
+ENV={shlex.quote(ENV)}
+mkdir -p $R
+mount -t ext4 -o ro,loop /lab/userland.img $R
+mount -t proc proc $R/proc
+mount -t sysfs sysfs $R/sys
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || echo "real: no cgroup2"
+mount -t devtmpfs devtmpfs $R/dev
+mkdir -p $R/dev/pts && mount -t devpts devpts $R/dev/pts
+for d in run tmp var/tmp root; do mount -t tmpfs tmpfs $R/$d; done
+# The same address space layout every run: fewer instructions that
+# differ between runs of the same program (both arms alike).
+echo 0 >/proc/sys/kernel/randomize_va_space
+inroot() {{
+	chroot $R /usr/bin/env -i $ENV "$@"
+}}
+# udev's database, as a booted system has it; udevd is gone before
+# anything is measured.
+inroot /bin/sh -c 'for u in /usr/lib/systemd/systemd-udevd /lib/systemd/systemd-udevd; do
+	[ -x $u ] && break; done
+	$u --daemon && udevadm trigger --action=add && udevadm settle --timeout=300
+	udevadm control --exit' 2>&1 | sed "s/^/real: udev: /" | tail -n 5
+echo "VFSFAST-REAL-UDEV $(ls $R/run/udev/data 2>/dev/null | wc -l)"
+inroot /bin/sh -ec '
+	mkdir -p {FARM}/targets {FARM}/links1k {FARM}/tree {CHAIN}
+	cd {FARM}/targets
+	seq 0 999 | sed "s/^/file-/" | xargs touch
+	for j in $(seq 0 9); do mkdir dir-$j; (cd dir-$j && seq 0 19 | sed "s/^/f-/" | xargs touch); done
+	cd {FARM}/links1k
+	seq 0 999 | xargs -I@ ln -s {FARM}/targets/file-@ link-@
+	for j in $(seq 0 9); do
+		mkdir {FARM}/tree/d$j && cd {FARM}/tree/d$j
+		seq $((j * 100)) $((j * 100 + 99)) | xargs -I@ ln -s ../../targets/file-@ f-@
+		ln -s {FARM}/targets/dir-$j sub
+	done
+	touch {CHAIN}/target
+	ln -s {CHAIN}/target {CHAIN}/l0
+	for i in $(seq 1 {CHAIN_LINKS}); do ln -s {CHAIN}/l$((i - 1)) {CHAIN}/l$i; done
+	echo "VFSFAST-REAL-FARM $(find {FARM} -type l | wc -l) links"
+'
+"""
+
+RC_MARK = "VFSFAST-REAL-RC "
+KNOBS_MARK = "VFSFAST-REAL-KNOBS "
+
+
+def loop(cmd, count):
+    """The shell loop one measured run times: cmd count times, its output
+    thrown away, stopping (and failing the run) at the first failure."""
+    return (f"i=0; while [ $i -lt {count} ]; do {cmd} >/dev/null || exit 1; "
+            f"i=$((i + 1)); done")
+
+
+def job_text(pairs, aa, seed, programs=PROGRAMS, knobs=None):
+    """knobs: the optimizations to switch (comma separated); None: every
+    one the kernel supports."""
+    runs = "\n".join(f"{label} {shlex.quote(loop(cmd, n))}" for label, _, cmd, n in programs)
+    return f"""load_vfsfast enable=none
+{SETUP}
+knobs={shlex.quote(knobs or "")}
+[ -n "$knobs" ] || for o in $VFSFAST_OPTS; do
+	case $(head -n1 $VF/$o/status) in unsupported* | disabled*) continue ;; esac
+	knobs="$knobs${{knobs:+,}}$o"
+done
+echo "{KNOBS_MARK}$knobs"
+# Let boot-time background work finish before anything is measured.
+sleep 5
+printf '%s\\n' {' '.join(shlex.quote(l) for l in runs.splitlines())} |
+while read -r label cmd; do
+	eval "cmd=$cmd"
+	rm -rf /tmp/abres
+	vfsfast-ab -p {pairs} --aa {aa} --seed {seed} --no-perf -w 2 --settle 1 -o /tmp/abres \\
+		"$knobs" -- chroot $R /usr/bin/env -i $ENV /bin/sh -c "$cmd" </dev/null >/tmp/ab.out 2>&1
+	rc=$?
+	echo "{RC_MARK}$label $rc"
+	[ $rc = 0 ] || tail -n 15 /tmp/ab.out
+	for f in summary.json env.txt; do
+		[ -f /tmp/abres/$f ] || continue
+		echo "{ab.FILE_MARK}$label.$f"
+		awk '{{ print }}' /tmp/abres/$f
+		echo "{ab.END_MARK}"
+	done
+done
+unload_vfsfast
+"""
+
+
+class Result:
+    """One kernel's measurement: its summaries per program, the knobs
+    switched, the backend, the udev database's size, the versions."""
+
+    def __init__(self, kernel, summaries, knobs, backend, udev, versions, seconds, pairs, aa,
+                 programs=PROGRAMS, chosen=False):
+        self.kernel = kernel
+        self.summaries = summaries
+        self.knobs = knobs
+        self.backend = backend
+        self.udev = udev
+        self.versions = versions
+        self.seconds = seconds
+        self.pairs = pairs
+        self.aa = aa
+        self.programs = programs
+        # knobs named by --knobs, not every one the kernel supports
+        self.chosen = chosen
+
+
+def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
+    """Boot one kernel (a kernel.Kernel) and measure the programs."""
+    kernel.ensure()
+    ko, log = build.dkms_install(kernel)
+    if not ko:
+        util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
+    land = userland.of(kernel)
+    image = land.ensure(kernel)
+    util.log(f"{kernel}: real programs (vfsfast-ab in the guest, {kernel.release} "
+             f"userland), {pairs} pairs + {aa} A/A per program")
+    res = guest.run_job(kernel, job_text(pairs, aa, seed, programs, knobs), ko, icount=True, timeout=5400,
+                        extra_files={"/lab/userland.img": image}, memory_mb=2048,
+                        on_output=_progress)
+    report, files, _ = ab.split_output(res.output)
+    if not res.clean:
+        util.die(f"{kernel}: guest failed: completed={res.completed} "
+                 f"timed_out={res.timed_out} console={res.bad_lines[:3]}\n{res.output[-3000:]}")
+    for line in report.splitlines():
+        if line.startswith(RC_MARK) and not line.endswith(" 0"):
+            util.die(f"{kernel}: vfsfast-ab failed: {line[len(RC_MARK):]}\n{report[-3000:]}")
+    m = re.search("^" + KNOBS_MARK + r"(\S*)$", report, re.M)
+    knobs = m.group(1).split(",") if m and m.group(1) else []
+    m = re.search(r"^VFSFAST-REAL-UDEV (\d+)", report, re.M)
+    udev = int(m.group(1)) if m else None
+    summaries, backend = {}, set()
+    for label, _, _, _ in programs:
+        name = f"{label}.summary.json"
+        if name not in files:
+            util.die(f"{kernel}: no vfsfast-ab results for {label}\n{report[-3000:]}")
+        s = json.loads(files[name])
+        summaries[label] = {r["compare"]: r for r in s["results"] if r["metric"] == "runtime_s"}
+        backend.update(kv.split("=", 1)[1] for kv in s.get("backends_used", "").split())
+    return Result(kernel, summaries, knobs, " ".join(sorted(backend)), udev, land.versions(),
+                  res.seconds, pairs, aa, programs, chosen=bool(knobs))
+
+
+def _progress(chunk):
+    for line in chunk.splitlines():
+        if line.startswith(RC_MARK) or line.startswith("VFSFAST-REAL-") or \
+                line.startswith("real: "):
+            util.log(line)
+
+
+def _pct(x):
+    """A percentage with the digits it needs: never rounded to 0.00 or
+    across zero."""
+    if abs(x) >= 0.1:
+        return f"{x:+.2f}%"
+    return f"{x:+.3f}%" if abs(x) >= 0.001 or x == 0 else f"{x:+.2g}%"
+
+
+def _p(x):
+    return "-" if x is None else f"{x:.4f}"
+
+
+def verdict(on, aa):
+    """What the row says, from vfsfast-ab's own marker and interval."""
+    if aa and aa.get("marker") == "*":
+        return "unstable: the A/A pairs differ, distrust this row"
+    if on["marker"] == "*" and on["delta_hi_pct"] < 0:
+        return "gain"
+    if on["marker"] == "*" and on["delta_lo_pct"] > 0:
+        return "LOSS"
+    return "nothing measurable"
+
+
+def begin_mark(kernel):
+    return f"<!-- vfsfast-lab real --kernels {kernel}: begin -->"
+
+
+def end_mark(kernel):
+    return f"<!-- vfsfast-lab real --kernels {kernel}: end -->"
+
+
+def table(r):
+    """The markdown block of one kernel, between its marks."""
+    k = r.kernel
+    vers = ", ".join(f"{p} {v}" for p, v in sorted(r.versions.items()))
+    lines = [
+        begin_mark(k),
+        f"**{k}** ({k.kver}), {k.release} userland ({vers}); qemu TCG, 1 vCPU, "
+        f"`-icount shift=0,sleep=off` (guest ns = instructions); backend {r.backend or '?'}; "
+        f"knobs on: {', '.join(r.knobs) or 'none'} "
+        f"({'named by --knobs' if r.chosen else 'every optimization this kernel supports'}) "
+        f"vs all off. Per program {r.pairs} off/on pairs in random order and {r.aa} A/A "
+        f"(off/off) pairs (`--seed 1`, 2 warm-up runs, 1 settle run after each knob write); "
+        f"udev database: {r.udev if r.udev is not None else '?'} devices; "
+        f"{r.seconds / 60:.0f} minutes of wall time for the guest.",
+        "",
+        "| program | runs | instructions per invocation, off | on | delta [95% CI] | p "
+        "| A/A delta [95% CI] | verdict |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for label, what, _, count in r.programs:
+        s = r.summaries[label]
+        on, aa = s.get("on/off"), s.get("aa")
+        runs = f"{on['pairs']}+{aa['pairs'] if aa else 0}"
+        aa_txt = (f"{_pct(aa['delta_pct'])} [{_pct(aa['delta_lo_pct'])}, "
+                  f"{_pct(aa['delta_hi_pct'])}] {aa['marker']}" if aa else "")
+        lines.append(
+            f"| {what}{f' (x{count} per run)' if count > 1 else ''} | {runs} | "
+            f"{on['off_median'] * 1e9 / count:,.0f} | {on['on_median'] * 1e9 / count:,.0f} | "
+            f"{_pct(on['delta_pct'])} [{_pct(on['delta_lo_pct'])}, {_pct(on['delta_hi_pct'])}] "
+            f"{on['marker']} | {_p(on.get('p'))} | {aa_txt} | {verdict(on, aa)} |")
+    lines += ["", "runs: off/on pairs + A/A pairs. Instructions per invocation: "
+              "the median run (the whole loop, as `abloop time` measures it: shell, "
+              "`fork()`, `exec()` and the program) divided by the invocations per run. "
+              "delta: geometric mean of the per-pair on/off ratios, minus 1, with its 95% "
+              "interval and the Wilcoxon signed-rank p, as vfsfast-ab reports them (mark "
+              "`*` p < 0.05, `~` not significant, `=` every pair equal). gain or LOSS only "
+              "where the mark is `*` and the interval lies on one side of zero; everything "
+              "else is \"nothing measurable\".", end_mark(k)]
+    return "\n".join(lines)
+
+
+def update_doc(path, blocks):
+    """Put each kernel's block into the file between its marks (replacing
+    the block there), or, where the file has none, before the marker line
+    `<!-- vfsfast-lab real: new kernels -->`."""
+    with open(path) as f:
+        text = f.read()
+    anchor = "<!-- vfsfast-lab real: new kernels -->"
+    for k, block in blocks:
+        b, e = begin_mark(k), end_mark(k)
+        if b in text and e in text:
+            i, j = text.index(b), text.index(e) + len(e)
+            text = text[:i] + block + text[j:]
+        elif anchor in text:
+            text = text.replace(anchor, block + "\n\n" + anchor)
+        else:
+            util.die(f"{path}: neither {b!r} nor {anchor!r}")
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(kernels, pairs, aa, seed=1, out=None, doc=None, knobs=None, programs=None):
+    """`vfsfast-lab real`: one kernel at a time (one guest at a time).
+    knobs, programs: a subset, for finding which knob a result comes
+    from; not with doc, whose tables are every program, every knob."""
+    if doc and (knobs or programs):
+        util.die("real: --doc takes every program and every knob; --knobs and --programs "
+                 "go with --out")
+    known = [p[0] for p in PROGRAMS]
+    for p in programs or []:
+        if p not in known:
+            util.die(f"real: unknown program {p!r}; choose from {' '.join(known)}")
+    chosen = [p for p in PROGRAMS if not programs or p[0] in programs]
+    blocks = []
+    for k in kernels:
+        r = run(k, pairs, aa, seed, chosen, knobs)
+        block = table(r)
+        print(block + "\n", flush=True)
+        blocks.append((k, block))
+        if doc:
+            update_doc(doc, [(k, block)])
+        if out:
+            with open(out, "w") as f:
+                f.write("\n\n".join(b for _, b in blocks) + "\n")
+    return 0

@@ -1,0 +1,194 @@
+"""A release's own userland as a root filesystem image, for real programs.
+
+The lab's guests run busybox; `vfsfast-lab real` measures the release's
+own lscpu, lsblk, udevadm, find, systemd-cgls, ps, ls and realpath.  Their
+root filesystem is made from the release's build chroot: an overlay of
+it (the chroot itself is never changed), where apt, with the chroot's own
+sources and configuration (debian.APT_CONF), installs PACKAGES; then what
+the programs never read (compilers, headers, documentation, apt's lists)
+is left out and the rest written into an ext4 image with mkfs.ext4 -d.
+The host's apt sources are never touched.
+
+The guest loop-mounts the image read-only from its initramfs and runs the
+programs chrooted into it: under -icount, a loop device over a file in
+memory makes every read guest CPU work, as for the benchmarks' ext4 image.
+
+Cached as $VFSFAST_CACHE/userland/<release>.img, with a stamp holding a
+hash of the package list and the exclusions: when either changes, the
+next run makes the image again.
+"""
+
+import contextlib
+import hashlib
+import os
+import shutil
+import subprocess
+
+from . import build, debian, util
+
+# What the measured programs come from (the release's own builds).
+PACKAGES = ["util-linux", "udev", "procps", "findutils", "coreutils", "systemd"]
+
+# The image holds these packages, what they depend on (apt-cache depends
+# --recurse, installed ones only: no recommends) and the release's
+# essential and required packages, each with the files dpkg lists for it,
+# and the chroot's /etc.  The rest of the chroot (compilers, headers, the
+# kernel headers, apt's lists) is left out.
+CLOSURE = """
+ess=$(dpkg-query -W -f='${Package} ${Essential} ${Priority}\\n' |
+	awk '$2 == "yes" || $3 == "required" { print $1 }')
+apt-cache depends --recurse --installed --no-recommends --no-suggests \\
+	--no-conflicts --no-breaks --no-replaces --no-enhances $PKGS $ess |
+	grep '^[a-z0-9]' | sort -u
+"""
+
+# Directories the guest mounts over (proc, sysfs, devtmpfs, tmpfs).
+MOUNTPOINTS = ["proc", "sys", "dev", "run", "tmp", "var/tmp", "root"]
+
+
+def _stamp_text():
+    h = hashlib.sha256(("\n".join(PACKAGES) + "\0" + CLOSURE + "\0" + _files.__doc__).encode())
+    return h.hexdigest() + "\n"
+
+
+@contextlib.contextmanager
+def _overlay(release):
+    """The release's chroot with an overlay on top, mounted, /proc, /sys
+    and /dev inside; yields its root.  Everything is unmounted and the
+    upper layer removed afterwards."""
+    base = os.path.join(util.cache_dir(), "userland", f"{release}.work")
+    upper, work, root = (os.path.join(base, d) for d in ("upper", "work", "root"))
+    subprocess.call(["umount", "-R", "-l", root], stderr=subprocess.DEVNULL)
+    shutil.rmtree(base, ignore_errors=True)
+    for d in (upper, work, root):
+        os.makedirs(d)
+    try:
+        util.run(["mount", "-t", "overlay", "overlay", "-o",
+                  f"lowerdir={debian.chroot_dir(release)},upperdir={upper},workdir={work}",
+                  root])
+        with debian.mounted(root):
+            yield root
+    finally:
+        subprocess.call(["umount", "-R", "-l", root], stderr=subprocess.DEVNULL)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _files(root, listed):
+    """What goes into the image, as paths relative to root, parents
+    first: every path dpkg lists that exists, with its directories
+    resolved as the chroot resolves them (/lib/x86_64-linux-gnu/... of a
+    merged /usr is usr/lib/x86_64-linux-gnu/...), the top-level links of
+    a merged /usr (bin, lib, lib64, sbin), and all of /etc."""
+    out = set()
+
+    def canon(rel):
+        # resolve every component but the last, inside root
+        parts, done = [p for p in rel.split("/") if p], ""
+        for i, part in enumerate(parts[:-1]):
+            p = os.path.join(done, part)
+            for _ in range(40):
+                full = os.path.join(root, p)
+                if not os.path.islink(full):
+                    break
+                t = os.readlink(full)
+                p = os.path.normpath(t.lstrip("/") if t.startswith("/")
+                                     else os.path.join(os.path.dirname(p), t))
+            done = p
+        return os.path.join(done, parts[-1]) if parts else ""
+
+    for line in listed:
+        line = line.strip()
+        if not line.startswith("/") or line == "/.":
+            continue
+        rel = canon(line)
+        full = os.path.join(root, rel)
+        if rel and (os.path.lexists(full)):
+            out.add(rel)
+            d = os.path.dirname(rel)
+            while d:
+                out.add(d)
+                d = os.path.dirname(d)
+    for name in os.listdir(root):
+        if os.path.islink(os.path.join(root, name)):
+            out.add(name)
+    for d, dirs, files in os.walk(os.path.join(root, "etc")):
+        for n in dirs + files:
+            out.add(os.path.relpath(os.path.join(d, n), root))
+    out.add("etc")
+    return sorted(out, key=lambda p: (p.count("/"), p))
+
+
+class Userland:
+    """One release's root filesystem image (kernel.Kernel.release)."""
+
+    def __init__(self, release):
+        self.release = release
+
+    @property
+    def image(self):
+        return os.path.join(util.cache_dir(), "userland", f"{self.release}.img")
+
+    @property
+    def _stamp(self):
+        return self.image + ".stamp"
+
+    def versions(self):
+        """{package: version} installed in the image (written beside it)."""
+        path = self.image + ".versions"
+        if not os.path.exists(path):
+            return {}
+        with open(path) as f:
+            return dict(line.split() for line in f if len(line.split()) == 2)
+
+    def ensure(self, kernel):
+        """Make the image (kernel: one of the release's kernels, whose
+        chroot lock is held meanwhile); returns its path."""
+        if os.path.exists(self._stamp) and open(self._stamp).read() == _stamp_text() \
+                and os.path.exists(self.image):
+            return self.image
+        debian.ensure_chroot(self.release)
+        util.log(f"{self.release}: root filesystem image with {' '.join(PACKAGES)} "
+                 "(overlay of the chroot; a few minutes)")
+        stage = self.image + ".stage"
+        shutil.rmtree(stage, ignore_errors=True)
+        with build.chroot_lock(kernel), _overlay(self.release) as root:
+            debian.in_chroot(root, "apt-get update -q && apt-get install -y -q "
+                             + " ".join(PACKAGES), quiet=True)
+            versions = debian.in_chroot(
+                root, "dpkg-query -W -f='${Package} ${Version}\\n' " + " ".join(PACKAGES),
+                capture=True)
+            pkgs = debian.in_chroot(root, f"PKGS='{' '.join(PACKAGES)}'\n" + CLOSURE,
+                                    capture=True).split()
+            listed = debian.in_chroot(root, "dpkg -L " + " ".join(pkgs) + " 2>/dev/null || true",
+                                      capture=True)
+            names = _files(root, listed.splitlines())
+            os.makedirs(stage)
+            with open(stage + ".list", "w") as f:
+                f.write("".join(n + "\n" for n in names))
+            util.run(["sh", "-ec", f"tar -C '{root}' --no-recursion -cf - -T '{stage}.list' | "
+                      f"tar -C '{stage}' -xpf -"])
+            os.unlink(stage + ".list")
+        for d in MOUNTPOINTS:
+            os.makedirs(os.path.join(stage, d), exist_ok=True)
+        size_mb = int(util.run(["du", "-sm", stage], capture=True).split()[0])
+        size_mb = size_mb * 5 // 4 + 32
+        tmp = self.image + ".tmp"
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        with open(tmp, "wb") as f:
+            f.truncate(size_mb << 20)
+        util.run(["mkfs.ext4", "-q", "-F", "-d", stage, "-E",
+                  "lazy_itable_init=0,lazy_journal_init=0", tmp], quiet=True)
+        shutil.rmtree(stage)
+        os.rename(tmp, self.image)
+        with open(self.image + ".versions", "w") as f:
+            f.write(versions)
+        with open(self._stamp, "w") as f:
+            f.write(_stamp_text())
+        util.log(f"{self.release}: {self.image} ({size_mb} MB)")
+        return self.image
+
+
+def of(kernel):
+    """The userland of a kernel's release."""
+    return Userland(kernel.release)
