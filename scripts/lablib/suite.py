@@ -458,10 +458,13 @@ def main(kernels, env, jobs=None, only=None):
     # Each round-robin TCG guest uses one host core: run that many kernels
     # at once.  Results are printed kernel by kernel, in the order given.
     jobs = jobs or max(1, min(len(kernels), os.cpu_count() or 1))
-    # Longest first, so that the slowest kernel (the one with the most
-    # backends to test) never starts last and alone: the wall time is
-    # then close to the sum of the work divided by the jobs.
-    order = sorted(kernels, key=lambda k: -len(build.expected_backends(k)))
+    # Longest first, so that the slowest kernel never starts last and
+    # alone: the wall time is then close to the sum of the work divided by
+    # the jobs.  A kernel's work grows with its backends (every group runs
+    # on each) and with the optimizations built for it (each adds its
+    # stress and churn); a kernel where most are unsupported goes last.
+    order = sorted(kernels, key=lambda k: (-len(build.expected_backends(k)),
+                                           -sum(o.built(k) for o in opts.OPTS)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {k: pool.submit(_run_one, k, disk, env, only) for k in order}
         for k in kernels:
