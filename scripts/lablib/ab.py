@@ -53,6 +53,19 @@ def split_output(text):
     return "\n".join(report), files, rc
 
 
+def checked_output(kernel, res, rc_mark, what):
+    """A guest job's report and files, after dying if the guest failed or
+    any of its runs (a line "<rc_mark>... <rc>") ended non-zero."""
+    report, files, _ = split_output(res.output)
+    if not res.clean:
+        util.die(f"{kernel}: {what} guest failed: completed={res.completed} "
+                 f"timed_out={res.timed_out} console={res.bad_lines[:3]}\n{res.output[-3000:]}")
+    for line in report.splitlines():
+        if line.startswith(rc_mark) and not line.endswith(" 0"):
+            util.die(f"{kernel}: vfsfast-ab failed: {line[len(rc_mark):]}\n{report[-3000:]}")
+    return report, files
+
+
 def progress(chunk):
     """vfsfast-ab's progress lines, live, while the guest runs."""
     for line in chunk.splitlines():

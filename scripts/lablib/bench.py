@@ -151,13 +151,7 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
                         icount=True, timeout=900 * max(1, len(backends)),
                         extra_files=debian.chroot_programs(kernel, ["/usr/bin/hackbench"])
                         if wset == "io" else None)
-    report, files, _ = ab.split_output(res.output)
-    if not res.clean:
-        util.die(f"{kernel}: benchmark guest failed: completed={res.completed} "
-                 f"console={res.bad_lines[:3]}\n{res.output[-2000:]}")
-    for line in report.splitlines():
-        if line.startswith(RC_MARK) and not line.endswith(" 0"):
-            util.die(f"{kernel}: vfsfast-ab failed: {line[len(RC_MARK):]}\n{report[-2000:]}")
+    report, files = ab.checked_output(kernel, res, RC_MARK, "benchmark")
     data, summaries, status = {}, {}, ""
     for b in backends:
         for label, _, _ in WORKLOADS[wset]:

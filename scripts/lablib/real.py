@@ -170,13 +170,7 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
     res = guest.run_job(kernel, job_text(pairs, aa, seed, programs, knobs), ko, icount=True, timeout=5400,
                         extra_files={"/lab/userland.img": image}, memory_mb=2048,
                         on_output=_progress)
-    report, files, _ = ab.split_output(res.output)
-    if not res.clean:
-        util.die(f"{kernel}: guest failed: completed={res.completed} "
-                 f"timed_out={res.timed_out} console={res.bad_lines[:3]}\n{res.output[-3000:]}")
-    for line in report.splitlines():
-        if line.startswith(RC_MARK) and not line.endswith(" 0"):
-            util.die(f"{kernel}: vfsfast-ab failed: {line[len(RC_MARK):]}\n{report[-3000:]}")
+    report, files = ab.checked_output(kernel, res, RC_MARK, "real programs")
     m = re.search("^" + KNOBS_MARK + r"(\S*)$", report, re.M)
     knobs = m.group(1).split(",") if m and m.group(1) else []
     m = re.search(r"^VFSFAST-REAL-UDEV (\d+)", report, re.M)
