@@ -406,6 +406,8 @@ HOST_TESTS = [
      "losses, with their digits; a * across zero or without A/A agreement is no gain; "
      "--doc replaces a kernel's block in place"),
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
+    ("vm_cmdline_test.py", "the guests' kernel command line: wall-clock guests boot with "
+     "tsc=nowatchdog, icount guests without it; warnings still panic"),
     ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
      "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "
      "code exist; README under 260 lines"),
