@@ -39,9 +39,10 @@ lp_gone() {
 }
 
 # Disable livepatch $1 (default vfsfast_lp), wait for its transition to
-# finish, remove it.  With the checker's tight readlink() loop running, a
-# transition takes about a minute on 6.12 (under a second on the other
-# kernels).
+# finish, remove it.  A transition takes about a minute on 6.12 (under a
+# second on the other kernels): its PREEMPT_DYNAMIC re-patches the
+# preemption static calls site by site when a transition starts and ends,
+# slow under TCG (Documentation/lab.md, "CI time").
 lp_remove() {
 	echo 0 >/sys/kernel/livepatch/${1:-vfsfast_lp}/enabled 2>/dev/null
 	lp_gone ${1:-vfsfast_lp}
