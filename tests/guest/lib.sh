@@ -101,6 +101,13 @@ first_backend() {
 	[ -z "$VFSFAST_BACKEND" ] || [ "$VFSFAST_BACKEND" = "${VFSFAST_BACKENDS_EXPECT%% *}" ]
 }
 
+# per_backend VAR: whether a slow part runs in this pass.  The profile's
+# VAR (VFSFAST_TREE_DIFFS, VFSFAST_LP_CUMULATIVE) is 1 for every backend,
+# 0 for the kernel's first only; unset means every backend.
+per_backend() {
+	eval "[ \"\${$1:-1}\" = 1 ]" || first_backend
+}
+
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }

@@ -321,7 +321,7 @@ fi
 # a while in TCG: the ci and quick profiles make them on the kernel's
 # first backend only (VFSFAST_TREE_DIFFS=0), and one listing, for the
 # readers below, on the others.
-if [ "${VFSFAST_TREE_DIFFS:-1}" = 1 ] || first_backend; then
+if per_backend VFSFAST_TREE_DIFFS; then
 	knob_diff $KN $on kernfs "" /sys $CG
 	t_checkv "kernfs: /sys and $CG listed (> 1000 entries)" "$kd_entries entries" \
 		[ "$kd_entries" -gt 1000 ]

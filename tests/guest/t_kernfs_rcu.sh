@@ -85,7 +85,7 @@ set_knob kernfs_rcu 0
 # The trees, on the first backend only unless the profile asks for every
 # one (VFSFAST_TREE_DIFFS=1: they take a minute a pass in TCG, and what
 # they test is the same code whichever backend routes to it).
-if [ "${VFSFAST_TREE_DIFFS:-1}" = 1 ] || first_backend; then
+if per_backend VFSFAST_TREE_DIFFS; then
 	# The trees: 300 cgroups, and files and directories whose mode and owner
 	# were changed (setattr), in cgroupfs and sysfs.
 	for g in $(seq 1 20); do

@@ -122,7 +122,7 @@ unload_vfsfast
 # checks (hook.c's holder and re-arm logic) is the same for every backend:
 # the ci and quick profiles run it on the kernel's first backend only
 # (VFSFAST_LP_CUMULATIVE=0), the full profile on every backend.
-if [ "${VFSFAST_LP_CUMULATIVE:-1}" != 1 ] && ! first_backend; then
+if ! per_backend VFSFAST_LP_CUMULATIVE; then
 	note "cumulative livepatch: ran on the first backend (VFSFAST_LP_CUMULATIVE=0)"
 elif [ -f /lab/vfsfast_lp2.ko ]; then
 	load_vfsfast enable=readlink
