@@ -272,7 +272,8 @@ struct vfsfast_opt {
 	/*
 	 * Yielded: "<function> taken by <livepatch module>"; conflict,
 	 * broken ("<function>: detach failed (<errno>)": the module pins
-	 * itself, since that site still leads into its text), unsupported:
+	 * itself, since that site still leads into its text, and refuses
+	 * every knob write), unsupported:
 	 * why; disabled: which parameter.
 	 */
 	char reason[160];
@@ -369,6 +370,7 @@ void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
 void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 		       const char *(*holder)(const char *func));
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
+void vfsfast_unhook_all(void);
 int vfsfast_drain(void);
 unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 

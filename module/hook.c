@@ -18,6 +18,7 @@
 #include <linux/moduleparam.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -192,17 +193,26 @@ static int vfsfast_nfuncs(struct vfsfast_opt *opt)
 #ifdef VFSFAST_FAULT_INJECT
 /*
  * Test builds only (make VFSFAST_FAULT_INJECT=1): a detach of the target
- * named here fails as if ftrace had refused it, and its site stays hooked.
+ * named here fails as if ftrace had refused it, and its site stays hooked;
+ * fail_detach_times bounds how many more times (-1: every time).  Detaches
+ * run under vfsfast_mutex, which serializes the count.
  */
 static char *fail_detach = "";
 module_param(fail_detach, charp, 0644);
 MODULE_PARM_DESC(fail_detach, "test builds: make detaching this target fail");
+static int fail_detach_times = -1;
+module_param(fail_detach_times, int, 0644);
+MODULE_PARM_DESC(fail_detach_times,
+		 "test builds: how many more detaches of fail_detach fail (-1: all)");
 
 static int vfsfast_detach_one(const struct vfsfast_backend *b,
 			      struct vfsfast_func *func)
 {
-	if (sysfs_streq(func->old_name, fail_detach))
+	if (sysfs_streq(func->old_name, fail_detach) && fail_detach_times) {
+		if (fail_detach_times > 0)
+			fail_detach_times--;
 		return -EIO;
+	}
 	return b->detach(func);
 }
 #else
@@ -215,11 +225,16 @@ static int vfsfast_detach_one(const struct vfsfast_backend *b,
 
 /*
  * Point @func's callers at its replacement (@on) or at the stock code, and
- * have a backend that fixes the address in the site follow.
+ * have a backend that fixes the address in the site follow.  The one
+ * writer of a redirect word.  A broken optimization's targets stay on the
+ * stock code for good: a replacement may trust observers that are gone,
+ * and nothing may route one back in (-EIO).
  */
 static int vfsfast_route(struct vfsfast_opt *opt, struct vfsfast_func *func,
 			 bool on)
 {
+	if (on && opt->state == VFSFAST_BROKEN)
+		return -EIO;
 	WRITE_ONCE(*func->redirect,
 		   (unsigned long)(on ? func->new_func : func->stock));
 	if (!func->attached || !opt->backend || !opt->backend->retarget)
@@ -258,10 +273,16 @@ static bool vfsfast_has_observers(struct vfsfast_opt *opt)
 	return false;
 }
 
+/* Set, under vfsfast_mutex, once the module's text is about to go. */
+static bool vfsfast_exiting;
+
 /*
- * A target that cannot be unhooked still leads into vfsfast's text, for
- * good: send it to the stock code (its replacement may trust observers
- * that are gone), keep the module, and refuse every enable from now on.
+ * A target that cannot be unhooked still leads into vfsfast's text: send
+ * it to the stock code (its replacement may trust observers that are
+ * gone) and refuse every knob write from now on.  At run time the module
+ * pins itself, so that rmmod refuses.  A pin cannot hold a module whose
+ * exit is already running, nor fail a load: there vfsfast_unhook_all()
+ * retries the detach until the site lets go.
  */
 static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
 			  int err)
@@ -271,13 +292,18 @@ static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
 	for (i = vfsfast_nfuncs(opt); i-- > 0;)
 		if (opt->funcs[i].attached)
 			vfsfast_route(opt, &opt->funcs[i], false);
-	if (opt->state != VFSFAST_BROKEN) {
-		vfsfast_set_why(opt, VFSFAST_BROKEN, "%s: detach failed (%d)",
-				func->old_name, err);
-		__module_get(THIS_MODULE);
-		pr_err("%s: broken: %s; the module stays loaded and the optimization off\n",
+	if (opt->state == VFSFAST_BROKEN)
+		return;
+	vfsfast_set_why(opt, VFSFAST_BROKEN, "%s: detach failed (%d)",
+			func->old_name, err);
+	if (vfsfast_exiting) {
+		pr_err("%s: broken: %s; unloading waits until it lets go\n",
 		       opt->name, opt->reason);
+		return;
 	}
+	__module_get(THIS_MODULE);
+	pr_err("%s: broken: %s; the module stays loaded and the optimization off\n",
+	       opt->name, opt->reason);
 }
 
 /*
@@ -434,12 +460,34 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 	return 0;
 }
 
-/* Unhook @opt; off, unless a target would not let go (broken). */
+/* Targets of @opt still attached; *@name is one of them. */
+static int vfsfast_nattached(struct vfsfast_opt *opt, const char **name)
+{
+	struct vfsfast_func *func;
+	int n = 0;
+
+	for (func = opt->funcs; func->old_name; func++) {
+		if (func->attached) {
+			*name = func->old_name;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Unhook @opt; off, unless a target would not let go (broken).  The
+ * backend stays with a target still attached, for vfsfast_unhook_all() to
+ * retry its detach.
+ */
 static void vfsfast_opt_detach(struct vfsfast_opt *opt)
 {
+	const char *stuck;
+
 	if (opt->backend)
 		vfsfast_detach_all(opt, opt->backend);
-	opt->backend = NULL;
+	if (!vfsfast_nattached(opt, &stuck))
+		opt->backend = NULL;
 	vfsfast_set(opt, VFSFAST_OFF);
 }
 
@@ -565,6 +613,9 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
+	/* Either way would move a redirect word of a stuck target. */
+	if (opt->state == VFSFAST_BROKEN)
+		return -EIO;
 	if (on == opt->passthrough)
 		return 0;
 	if (on) {
@@ -618,6 +669,57 @@ static long vfsfast_inflight_sum(void)
 	return sum;
 }
 
+/*
+ * Sleep @ms without counting as load or as a hung task, and without
+ * spinning when rmmod has a signal pending (msleep_interruptible() would
+ * return at once, every time).
+ */
+static void vfsfast_idle_ms(unsigned int ms)
+{
+	schedule_timeout_idle(msecs_to_jiffies(ms));
+}
+
+/* How often a stuck target's detach is retried at exit, and said so. */
+#define VFSFAST_UNHOOK_RETRY_MS	100
+#define VFSFAST_UNHOOK_LOG_MS	10000
+
+/*
+ * Module exit, or a failed load: unhook every target, and return only once
+ * no site leads into vfsfast's text, since the loader frees it next and
+ * neither module_exit nor a failed init can refuse.  A target whose
+ * detach fails here is routed to the stock code (vfsfast_break()) and its
+ * detach retried, without bound: returning would leave a call site, or
+ * ftrace's list of ops, pointing at freed memory.  Said in the log at
+ * once and every VFSFAST_UNHOOK_LOG_MS.
+ */
+void vfsfast_unhook_all(void)
+{
+	unsigned int waited = 0;
+	struct vfsfast_opt **opt;
+	const char *stuck = NULL;
+	int left;
+
+	for (;;) {
+		left = 0;
+		mutex_lock(&vfsfast_mutex);
+		vfsfast_exiting = true;
+		for (opt = vfsfast_opts; *opt; opt++) {
+			vfsfast_opt_request(*opt, false);
+			left += vfsfast_nattached(*opt, &stuck);
+		}
+		mutex_unlock(&vfsfast_mutex);
+		if (!left)
+			break;
+		if (waited % VFSFAST_UNHOOK_LOG_MS == 0)
+			pr_err("%d target(s) still hooked (%s) after %u ms: retrying every %d ms; the module cannot go before they let go\n",
+			       left, stuck, waited, VFSFAST_UNHOOK_RETRY_MS);
+		vfsfast_idle_ms(VFSFAST_UNHOOK_RETRY_MS);
+		waited += VFSFAST_UNHOOK_RETRY_MS;
+	}
+	if (waited)
+		pr_info("every target unhooked after %u ms of retries\n", waited);
+}
+
 /* How long the drain waits before it names who is still inside. */
 #define VFSFAST_DRAIN_MS	10000
 
@@ -631,8 +733,8 @@ static long vfsfast_inflight_sum(void)
  * module reference across any call that may sleep for as long as user
  * space decides (vfsfast_hold()), so that rmmod answers EBUSY instead of
  * coming here.  A task still inside after VFSFAST_DRAIN_MS is named in
- * the log, and waited for in interruptible sleeps, without bound, since
- * the text it will return to cannot be freed: -EBUSY says so.
+ * the log, and waited for in idle sleeps, without bound, since the text
+ * it will return to cannot be freed: -EBUSY says so.
  */
 int vfsfast_drain(void)
 {
@@ -650,7 +752,7 @@ int vfsfast_drain(void)
 						(*opt)->name, inside, waited);
 			}
 		}
-		msleep_interruptible(20);
+		vfsfast_idle_ms(20);
 		waited += 20;
 	}
 	vfsfast_sync_tasks();

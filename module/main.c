@@ -100,10 +100,8 @@ static void vfsfast_teardown(void)
 {
 	struct vfsfast_opt **opt;
 
-	mutex_lock(&vfsfast_mutex);
-	for (opt = vfsfast_opts; *opt; opt++)
-		vfsfast_opt_request(*opt, false);
-	mutex_unlock(&vfsfast_mutex);
+	/* Returns only once no site leads into our text. */
+	vfsfast_unhook_all();
 	vfsfast_drain();
 	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_release(*opt);

@@ -141,8 +141,33 @@ static unsigned long vfsfast_krcu_stamp(struct kernfs_node *kn)
 					VFSFAST_KRCU_GEN_BITS)])) << 1) | 1;
 }
 
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: where the next arm sets the attribute generation (once;
+ * 0: leave it), so that a test crosses its sign change with a few chmods
+ * instead of 2^31.  A reader in flight across that jump could meet its
+ * old generation again: the tests arm with no reader running.
+ */
+static int krcu_attr_gen_start;
+module_param(krcu_attr_gen_start, int, 0644);
+MODULE_PARM_DESC(krcu_attr_gen_start,
+		 "test builds: kernfs_rcu's attribute generation at the next arm");
+
+static void vfsfast_krcu_fi_arm(void)
+{
+	if (krcu_attr_gen_start)
+		atomic_set(&vfsfast_krcu_attr_gen, krcu_attr_gen_start);
+	krcu_attr_gen_start = 0;
+}
+#else
+static void vfsfast_krcu_fi_arm(void)
+{
+}
+#endif
+
 static void vfsfast_krcu_arm(struct vfsfast_opt *opt)
 {
+	vfsfast_krcu_fi_arm();
 	atomic_long_inc(&vfsfast_krcu_epoch);
 	/* Before any replacement is routed in. */
 	smp_mb__after_atomic();
@@ -315,14 +340,17 @@ static bool vfsfast_krcu_inode_fresh(struct inode *inode)
 		inode->i_nlink == READ_ONCE(kn->dir.subdirs) + 2);
 }
 
-/* The window's start: a generation, or -1 while a change is in progress. */
-static int vfsfast_krcu_attr_read_begin(void)
+/*
+ * The window's start: false while a change is in progress, else the
+ * generation in *@gen.  Any value of it is a generation, negative ones
+ * too: it wraps after 2^32 changes, and only equality is ever asked.
+ */
+static bool vfsfast_krcu_attr_read_begin(int *gen)
 {
-	int gen = atomic_read(&vfsfast_krcu_attr_gen);
-
+	*gen = atomic_read(&vfsfast_krcu_attr_gen);
 	/* Pairs with vfsfast_krcu_begin() and _attr_end(), as a seqcount. */
 	smp_rmb();
-	return atomic_read(&vfsfast_krcu_attr_busy) ? -1 : gen;
+	return !atomic_read(&vfsfast_krcu_attr_busy);
 }
 
 /* Whether no attribute change overlapped the window begun with @gen. */
@@ -340,8 +368,8 @@ static int vfsfast_krcu_iop_permission(struct mnt_idmap *idmap,
 	int gen, ret;
 
 	vfsfast_enter(kernfs_rcu);
-	gen = vfsfast_krcu_attr_read_begin();
-	if (gen >= 0 && vfsfast_krcu_inode_fresh(inode)) {
+	if (vfsfast_krcu_attr_read_begin(&gen) &&
+	    vfsfast_krcu_inode_fresh(inode)) {
 		/* As stock: kernfs is never idmapped. */
 		ret = generic_permission(&nop_mnt_idmap, inode, mask);
 		if (vfsfast_krcu_attr_read_ok(gen)) {
@@ -364,8 +392,8 @@ static int vfsfast_krcu_iop_getattr(struct mnt_idmap *idmap,
 	int gen, ret;
 
 	vfsfast_enter(kernfs_rcu);
-	gen = vfsfast_krcu_attr_read_begin();
-	if (gen >= 0 && vfsfast_krcu_inode_fresh(inode)) {
+	if (vfsfast_krcu_attr_read_begin(&gen) &&
+	    vfsfast_krcu_inode_fresh(inode)) {
 		generic_fillattr(&nop_mnt_idmap, request_mask, inode, stat);
 		if (vfsfast_krcu_attr_read_ok(gen)) {
 			vfsfast_leave(kernfs_rcu);

@@ -19,9 +19,18 @@
  *    is walked from the handler through the interrupted context; a walk
  *    that ends at user mode's entry registers, or an idle task, is
  *    outside the kernel;
- *  - sleeping ones are pinned with their pi_lock, which try_to_wake_up()
- *    takes first, so that they cannot wake (and their stack cannot go
- *    away) while the ORC unwinder walks it;
+ *  - the others are looked at under their pi_lock.  A task's stack is
+ *    freed only after its state is TASK_DEAD (release_task_stack() warns
+ *    otherwise), and do_task_dead() sets that with set_special_state(),
+ *    which takes pi_lock: so under pi_lock a task not yet TASK_DEAD keeps
+ *    its stack until we let go, and one that is TASK_DEAD is in its last
+ *    schedule(), outside every target, its stack never read.  (Pinning
+ *    the stack itself, as stack_trace_save_tsk() does, would mean calling
+ *    put_task_stack(), which is not exported; an IBT kernel seals such a
+ *    function against indirect calls, see symbols.c.)
+ *  - sleeping ones cannot wake while we hold pi_lock, which
+ *    try_to_wake_up() takes first, so the ORC unwinder walks them when
+ *    their stack holds a word in a target's text;
  *  - runnable ones that are not running could start at any moment, so
  *    they are not unwound but scanned: every word of their live stack,
  *    read without faulting, is compared with the targets' text.  A stale
@@ -42,6 +51,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
@@ -140,9 +150,14 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 	return VFSFAST_UNKNOWN;
 }
 
-/* Any word of @t's live stack in a target's text: VFSFAST_UNKNOWN. */
-static enum vfsfast_where vfsfast_scan(struct vfsfast_quiesce *q,
-				       struct task_struct *t)
+enum vfsfast_scanned { VFSFAST_CLEAN, VFSFAST_SUSPECT, VFSFAST_UNREADABLE };
+
+/*
+ * Whether a word of @t's live stack is in a target's text (suspect), with
+ * @t's pi_lock held and @t not TASK_DEAD, so that its stack is there.
+ */
+static enum vfsfast_scanned vfsfast_scan(struct vfsfast_quiesce *q,
+					 struct task_struct *t)
 {
 	unsigned long base = (unsigned long)task_stack_page(t);
 	unsigned long sp = READ_ONCE(t->thread.sp);
@@ -150,16 +165,17 @@ static enum vfsfast_where vfsfast_scan(struct vfsfast_quiesce *q,
 
 	q->cur_why = "stack pointer out of its stack";
 	if (!base || sp < base || sp >= base + THREAD_SIZE)
-		return VFSFAST_UNKNOWN;
+		return VFSFAST_UNREADABLE;
 	for (sp &= ~(sizeof(long) - 1); sp < base + THREAD_SIZE; sp += sizeof(long)) {
 		q->cur_why = "stack unreadable";
 		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
-			return VFSFAST_UNKNOWN;
+			return VFSFAST_UNREADABLE;
 		q->cur_why = "a word of its stack in a target";
 		if (vfsfast_observed_at(q->opt, word))
-			return VFSFAST_UNKNOWN;
+			return VFSFAST_SUSPECT;
 	}
-	return VFSFAST_OUT;
+	q->cur_why = "no word of its stack in a target";
+	return VFSFAST_CLEAN;
 }
 
 /*
@@ -183,15 +199,79 @@ static void vfsfast_check_cpu(void *data)
 		seen->where = vfsfast_walk(q, t, &seen->why);
 }
 
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: park_quiesce=COMM holds every round after the first,
+ * once it has found a tracked task named COMM not yet exited, until that
+ * task's stack is gone (10 s at most), so that a test can make it exit in
+ * between; quiesce_verdict then says what the round made of it.
+ */
+static char *park_quiesce = "";
+module_param(park_quiesce, charp, 0644);
+MODULE_PARM_DESC(park_quiesce,
+		 "test builds: hold the quiesce while this tracked task exits");
+static char quiesce_verdict[64] = "none";
+module_param_string(quiesce_verdict, quiesce_verdict, sizeof(quiesce_verdict),
+		    0444);
+MODULE_PARM_DESC(quiesce_verdict, "test builds: parked, or the verdict after");
+
+static bool vfsfast_fi_stack_freed;
+
+static bool vfsfast_fi_park(struct vfsfast_quiesce *q, struct task_struct *t)
+{
+	char comm[TASK_COMM_LEN];
+	int ms = 0;
+
+	get_task_comm(comm, t);
+	if (!q->tracking || !sysfs_streq(comm, park_quiesce))
+		return false;
+	strscpy(quiesce_verdict, "parked", sizeof(quiesce_verdict));
+	while (task_stack_page(t) && ms < 10000) {
+		msleep(20);
+		ms += 20;
+	}
+	vfsfast_fi_stack_freed = !task_stack_page(t);
+	return true;
+}
+
+static void vfsfast_fi_verdict(bool parked, enum vfsfast_where where,
+			       const char *why)
+{
+	static const char *const names[] = {
+		[VFSFAST_OUT] = "out", [VFSFAST_INSIDE] = "inside",
+		[VFSFAST_UNKNOWN] = "unknown",
+	};
+
+	if (parked)
+		snprintf(quiesce_verdict, sizeof(quiesce_verdict), "%s: %s, %s",
+			 names[where], why ?: "?", vfsfast_fi_stack_freed ?
+			 "stack freed" : "stack still there after 10 s");
+}
+#else
+static bool vfsfast_fi_park(struct vfsfast_quiesce *q, struct task_struct *t)
+{
+	return false;
+}
+
+static void vfsfast_fi_verdict(bool parked, enum vfsfast_where where,
+			       const char *why)
+{
+}
+#endif
+
 static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
 					     struct task_struct *t)
 {
 	enum vfsfast_where where = VFSFAST_UNKNOWN;
+	enum vfsfast_scanned scanned;
 	unsigned long flags;
+	bool parked;
 	int cpu;
 
 	if (t == q->self || READ_ONCE(t->exit_state))
 		return VFSFAST_OUT;
+	/* From here on @t may exit: only its pi_lock says whether it has. */
+	parked = vfsfast_fi_park(q, t);
 	if (READ_ONCE(t->on_cpu)) {
 		/* Running since its CPU was interrupted, never switched out. */
 		q->cur_why = "running: not seen by the interrupt";
@@ -204,12 +284,20 @@ static enum vfsfast_where vfsfast_check_task(struct vfsfast_quiesce *q,
 		return VFSFAST_UNKNOWN;
 	}
 	raw_spin_lock_irqsave(&t->pi_lock, flags);
-	if (!READ_ONCE(t->on_rq) && !READ_ONCE(t->on_cpu))
-		where = vfsfast_scan(q, t) == VFSFAST_OUT ? VFSFAST_OUT :
-			vfsfast_walk(q, t, &q->cur_why);
-	else if (!READ_ONCE(t->on_cpu))
-		where = vfsfast_scan(q, t);
+	if (vfsfast_task_state(t) == TASK_DEAD) {
+		/* In its last schedule(); its stack may be gone already. */
+		q->cur_why = "exited";
+		where = VFSFAST_OUT;
+	} else if (!READ_ONCE(t->on_cpu)) {
+		scanned = vfsfast_scan(q, t);
+		if (scanned == VFSFAST_CLEAN)
+			where = VFSFAST_OUT;
+		else if (scanned == VFSFAST_SUSPECT && !READ_ONCE(t->on_rq) &&
+			 !READ_ONCE(t->on_cpu))
+			where = vfsfast_walk(q, t, &q->cur_why);
+	}
 	raw_spin_unlock_irqrestore(&t->pi_lock, flags);
+	vfsfast_fi_verdict(parked, where, q->cur_why);
 	return where;
 }
 

@@ -33,7 +33,8 @@
  *   <opt>/stats/hits        0444  calls answered by the fast path
  *   <opt>/stats/fallbacks   0444  calls handed to the stock function
  *
- * Any write that is not a valid value returns -EINVAL and changes nothing.
+ * Any write that is not a valid value returns -EINVAL and changes nothing;
+ * any write to a broken optimization's knobs, -EIO.
  * See Documentation/ABI/testing/sysfs-kernel-vfsfast.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -104,6 +105,7 @@ static ssize_t vfsfast_store_bool(struct kobject *kobj, const char *buf,
 				  size_t count,
 				  int (*set)(struct vfsfast_opt *opt, bool on))
 {
+	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
 	bool on;
 	int ret;
 
@@ -111,7 +113,11 @@ static ssize_t vfsfast_store_bool(struct kobject *kobj, const char *buf,
 	if (ret)
 		return ret;
 	mutex_lock(&vfsfast_mutex);
-	ret = set(vfsfast_opt_of(kobj), on);
+	/*
+	 * Broken: a site still leads into vfsfast, routed to the stock
+	 * code for good; no knob may move it, or say it did.
+	 */
+	ret = opt->state == VFSFAST_BROKEN ? -EIO : set(opt, on);
 	mutex_unlock(&vfsfast_mutex);
 	return ret ? ret : count;
 }

@@ -198,6 +198,15 @@ static inline void vfsfast_sync_tasks(void)
 #endif
 }
 
+/* ---- tasks -------------------------------------------------------------- */
+
+/* A task's run state, as set_special_state() writes it under pi_lock. */
+#ifdef VFSFAST_HAVE_TASK_DUNDER_STATE
+#define vfsfast_task_state(t)	READ_ONCE((t)->__state)
+#else
+#define vfsfast_task_state(t)	READ_ONCE((t)->state)
+#endif
+
 /* ---- sysfs ------------------------------------------------------------ */
 
 #ifndef VFSFAST_HAVE_SYSFS_EMIT

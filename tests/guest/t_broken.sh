@@ -2,9 +2,11 @@
 # its test-only fault injection, which makes the named target's detach
 # fail and leaves its site hooked): the optimization says broken, the
 # module pins itself so that the code the site still leads to stays, the
-# calls keep their stock results, and every further enable is refused.
+# calls keep their stock results, and every further write to any of its
+# knobs is refused and changes nothing: passthrough 1 then 0 once routed
+# the stuck target back to its replacement, whose observers were gone.
 # The module can never be unloaded afterwards, so this group runs in a
-# guest of its own.
+# guest of its own.  (A detach that fails during rmmod itself: t_fault.)
 
 . /lab/lib.sh; in_group t_broken || return 0
 
@@ -30,9 +32,73 @@ while [ $i -lt 200 ]; do
 done
 t_eq "broken: calls through the stuck site get the stock code (no hits)" "$h0" "$(stat_of readlink hits)"
 t_eq "broken: enabling is refused (EIO)" "err EIO" "$(wr $VF/readlink/enabled 31)"
+t_eq "broken: passthrough 1, passthrough 0 and enabled 0 are refused (EIO)" \
+	"err EIO|err EIO|err EIO" \
+	"$(wr $VF/readlink/passthrough 31)|$(wr $VF/readlink/passthrough 30)|$(wr $VF/readlink/enabled 30)"
+i=0
+while [ $i -lt 200 ]; do
+	readlink /tmp/links/l0100 >/dev/null
+	i=$((i + 1))
+done
+t_eq "broken: after those writes, still broken, passthrough 0, and calls still get the stock code (no hits)" \
+	"broken: vfs_readlink: detach failed (-5)|0|$h0" \
+	"$(head -n1 $VF/readlink/status)|$(cat $VF/readlink/passthrough)|$(stat_of readlink hits)"
 t_check "broken: rmmod refused, the module stays" sh -c '! rmmod vfsfast 2>/dev/null && [ -e /sys/module/vfsfast ]'
 t_check "broken: the module holds a reference on itself" [ "$(cat /sys/module/vfsfast/refcnt)" -ge 1 ]
 sleep 2
 stop_checker
 t_eq "broken: readlink results exact throughout" "0 ok" "$checked"
 t_eq "broken: the other optimizations are untouched" "0 0" "$(knob fsnotify) $(knob pseudo_nonotify)"
+
+# The same for the kernel's kernfs knob ($KN: kernfs on 5.10, kernfs_rcu on
+# 6.12 and 7.2), broken in kernfs_dop_revalidate: its observers detach, the
+# revalidate stays hooked.  Re-armed without them, it would take a renamed
+# node's old name and a name made since its miss for what they were: the
+# rename and the creation below must be seen at once.
+KN=
+for k in kernfs kernfs_rcu; do
+	grep -q '^unsupported' $VF/$k/status || { KN=$k; break; }
+done
+if [ -z "$KN" ]; then
+	note "broken: no kernfs knob on this kernel (kernfs and kernfs_rcu unsupported)"
+elif [ ! -f /lab/vfsfast_kfrace.ko ]; then
+	t_fail "broken: test module vfsfast_kfrace available" "vfsfast_kfrace.ko was not built"
+else
+	insmod /lab/vfsfast_kfrace.ko
+	kf_do() {
+		echo "$2" >$KF/$1 && kf_wait parked && echo 1 >$KF/release && kf_wait "done 0"
+	}
+	set_knob $KN 1
+	kf_do add vfbrold
+	dmesg -c >/dev/null
+	echo kernfs_dop_revalidate >/sys/module/vfsfast/parameters/fail_detach
+	set_knob $KN 0
+	t_eq "broken: $KN broken in kernfs_dop_revalidate" \
+		"broken: kernfs_dop_revalidate: detach failed (-5)" "$(head -n1 $VF/$KN/status)"
+	t_eq "broken: $KN: passthrough 1, passthrough 0, enabled 1 and 0 refused (EIO)" \
+		"err EIO|err EIO|err EIO|err EIO" \
+		"$(wr $VF/$KN/passthrough 31)|$(wr $VF/$KN/passthrough 30)|$(wr $VF/$KN/enabled 31)|$(wr $VF/$KN/enabled 30)"
+	h0=$(stat_of $KN hits)
+	bad=
+	for r in 1 2 3; do
+		# A miss first (a negative dentry), then the name made.
+		[ -e /sys/kernel/vfbrnew$r ] && bad="$bad $r: vfbrnew$r there before;"
+		[ -e /sys/kernel/vfbrnew$r ] && bad="$bad $r: vfbrnew$r there before (again);"
+		kf_do add vfbrnew$r || { bad="$bad $r: add: $(cat $KF/state);"; continue; }
+		[ -e /sys/kernel/vfbrnew$r ] || bad="$bad $r: vfbrnew$r missing after its creation;"
+		# A name found (and found again), then renamed.
+		old=vfbrold; [ $r = 1 ] || old=vfbrmv$((r - 1))
+		for c in 1 2 3; do
+			[ -e /sys/kernel/$old/. ] || bad="$bad $r: $old missing before the rename ($c);"
+		done
+		kf_do rename $old:vfbrmv$r || { bad="$bad $r: rename: $(cat $KF/state);"; continue; }
+		[ -e /sys/kernel/$old ] && bad="$bad $r: $old still there after its rename;"
+		[ -e /sys/kernel/vfbrmv$r ] || bad="$bad $r: vfbrmv$r missing after the rename;"
+	done
+	t_eq "broken: $KN: names made and renamed seen at once, 3 times" "" "$bad"
+	t_eq "broken: $KN: still broken, and no fast-path answer since" \
+		"broken: kernfs_dop_revalidate: detach failed (-5)|$h0" \
+		"$(head -n1 $VF/$KN/status)|$(stat_of $KN hits)"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
+fi

@@ -1,0 +1,146 @@
+# Faults and races forced with the fault-injection build (vfsfast-fi.ko)
+# and vfsfast_kfrace.ko, each ending with the module unloaded (t_broken
+# has the ones that pin it for good):
+#  - a detach that fails during rmmod itself: module_exit cannot refuse,
+#    so it retries until the site lets go, and calls through the site
+#    after the unload reach the stock code, not freed text;
+#  - a task the quiesce tracks exits between the quiesce's exit test and
+#    its look at the stack: it must count as outside, its stack unread;
+#  - kernfs_rcu's attribute generation crossing its sign change must not
+#    turn every permission and getattr into a fallback.
+
+. /lab/lib.sh; in_group t_fault || return 0
+
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export PATH=$PATH:/usr/bin
+
+if [ ! -f /lab/vfsfast-fi.ko ]; then
+	t_fail "fault: fault-injection build available" "vfsfast-fi.ko was not built"
+	return 0 2>/dev/null || exit 0
+fi
+P=/sys/module/vfsfast/parameters
+CG=/sys/fs/cgroup
+DEEP=/sys/devices/system/cpu/cpu0/topology/core_id
+load_fi() {
+	insmod /lab/vfsfast-fi.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"
+}
+gone() { ! grep -q '^vfsfast ' /proc/modules; }
+
+# The kernel's kernfs knob: kernfs on 5.10, kernfs_rcu on 6.12 and 7.2.
+load_fi enable=none
+KN=
+for k in kernfs kernfs_rcu; do
+	grep -q '^unsupported' $VF/$k/status || { KN=$k; break; }
+done
+rmmod vfsfast
+[ -n "$KN" ] || note "fault: no kernfs knob on this kernel: its checks are left out"
+
+# rmmod while a detach fails 3 times.  Before the retry, rmmod returned 0
+# at once and the next call through the site oopsed (6.12's ftrace
+# backend in ftrace_ops_trampoline, 5.10's direct in the module's former
+# text).  A checker reads links throughout.
+need_links
+want=$(readlink /tmp/links/l0100)
+for spec in "readlink vfs_readlink" ${KN:+"$KN kernfs_dop_revalidate"}; do
+	set -- $spec
+	load_fi enable=$1
+	st=$(head -n 1 $VF/$1/status)
+	dmesg -c >/dev/null
+	start_checker
+	echo $2 >$P/fail_detach
+	echo 3 >$P/fail_detach_times
+	rmmod vfsfast
+	rc=$?
+	g=0; gone && g=1
+	logged="$(dmesg | grep -c "vfsfast: $1: broken: $2: detach failed (-5); unloading waits until it lets go") $(dmesg | grep -c "vfsfast: 1 target(s) still hooked ($2) after 0 ms") $(dmesg | grep -c 'vfsfast: every target unhooked after [0-9]* ms of retries')"
+	bad=
+	i=0
+	while [ $i -lt 200 ]; do
+		[ "$(readlink /tmp/links/l0100)" = "$want" ] || { bad="$bad readlink;"; break; }
+		i=$((i + 1))
+	done
+	kfs stat 200 $DEEP >/dev/null || bad="$bad stat of $DEEP;"
+	[ -e /sys/kernel/vfsfast ] && bad="$bad /sys/kernel/vfsfast still there;"
+	stop_checker
+	t_eq "fault: $1: a detach of $2 failing 3 times during rmmod: rmmod retries until it lets go, and the site then leads to the stock code" \
+		"active|0 1|1 1 1|0 ok|" "$st|$rc $g|$logged|$checked|$bad" \
+		"$(dmesg | grep 'vfsfast: every target unhooked')"
+	gone || { rmmod vfsfast 2>/dev/null; }
+done
+
+# A task the quiesce tracks (a kernfs_rename_ns() parked by kfrace, so
+# that the enable waits for it) exits while the quiesce is held between
+# its exit test and its look at the task (park_quiesce).  Its stack is
+# freed then: the quiesce must count it outside without reading it.
+# Before the fix it found no stack, called it unknown and unwound it from
+# its saved stack pointer, in freed memory.
+if [ -n "$KN" ] && [ -f /lab/vfsfast_kfrace.ko ]; then
+	load_fi enable=none
+	insmod /lab/vfsfast_kfrace.ko
+	bad=
+	for r in 1 2 3; do
+		echo vfqold$r >$KF/add && kf_wait parked && echo 1 >$KF/release &&
+			kf_wait "done 0" || { bad="$bad setup $r: $(cat $KF/state);"; continue; }
+		echo kfrace >$P/park_quiesce
+		echo vfqold$r:vfqnew$r >$KF/rename
+		kf_wait parked || { bad="$bad $r: rename not parked: $(cat $KF/state);"; continue; }
+		rm -f /tmp/fq.en
+		(echo 1 >$VF/$KN/enabled; echo $? >/tmp/fq.en) &
+		enpid=$!
+		w=0
+		while [ "$(cat $P/quiesce_verdict)" != parked ] && [ $w -lt 200 ]; do
+			sleep 0.05
+			w=$((w + 1))
+		done
+		[ "$(cat $P/quiesce_verdict)" = parked ] || bad="$bad $r: quiesce not parked: $(cat $P/quiesce_verdict);"
+		echo 1 >$KF/release
+		kf_wait "done 0" || bad="$bad $r: kfrace: $(cat $KF/state);"
+		wait $enpid
+		v=$(cat $P/quiesce_verdict)
+		[ "$v" = "out: exited, stack freed" ] || bad="$bad $r: verdict '$v';"
+		[ "$(cat /tmp/fq.en) $(head -n 1 $VF/$KN/status)" = "0 active" ] ||
+			bad="$bad $r: enable: $(cat /tmp/fq.en) $(head -n 1 $VF/$KN/status);"
+		[ -e /sys/kernel/vfqnew$r ] && [ ! -e /sys/kernel/vfqold$r ] ||
+			bad="$bad $r: names after the rename;"
+		echo "" >$P/park_quiesce
+		set_knob $KN 0
+	done
+	t_eq "fault: $KN: a tracked task that exits while the quiesce is held before its look counts outside, its freed stack unread, 3 times" \
+		"" "$bad"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
+	unload_vfsfast
+elif [ -n "$KN" ]; then
+	t_fail "fault: test module vfsfast_kfrace available" "vfsfast_kfrace.ko was not built"
+fi
+
+# kernfs_rcu's attribute generation started 48 changes below its sign
+# change (krcu_attr_gen_start), then moved past it by chmods of one
+# cgroup file: the stat of a sysfs path that no change touched must still
+# be answered without falling back.  Before, a negative generation read
+# as "a change in progress" until it wrapped again, 2^31 changes later.
+if [ "$KN" = kernfs_rcu ]; then
+	load_fi enable=none
+	mkdir -p $CG
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+	mkdir -p $CG/vfgen
+	echo 2147483600 >$P/krcu_attr_gen_start
+	set_knob kernfs_rcu 1
+	f0=$(stat_of kernfs_rcu fallbacks)
+	kfs stat 200 $DEEP >/dev/null
+	f1=$(stat_of kernfs_rcu fallbacks)
+	i=0
+	while [ $i -lt 100 ]; do
+		chmod 0644 $CG/vfgen/cgroup.procs
+		i=$((i + 1))
+	done
+	f2=$(stat_of kernfs_rcu fallbacks)
+	kfs stat 200 $DEEP >/dev/null
+	f3=$(stat_of kernfs_rcu fallbacks)
+	t_checkv "fault: kernfs_rcu: 200 stats after the attribute generation's sign change fall back no more than before it" \
+		"fallbacks before $((f1 - f0)), after $((f3 - f2))" [ $((f3 - f2)) -le $((f1 - f0 + 5)) ]
+	set_knob kernfs_rcu 0
+	rmdir $CG/vfgen
+	unload_vfsfast
+fi
+t_check "fault: the module is unloaded at the end" gone
