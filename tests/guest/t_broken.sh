@@ -32,17 +32,19 @@ while [ $i -lt 200 ]; do
 done
 t_eq "broken: calls through the stuck site get the stock code (no hits)" "$h0" "$(stat_of readlink hits)"
 t_eq "broken: enabling is refused (EIO)" "err EIO" "$(wr $VF/readlink/enabled 31)"
-t_eq "broken: passthrough 1, passthrough 0 and enabled 0 are refused (EIO)" \
+f0=$(stat_of readlink fallbacks)
+# passthrough 0 last: before the fix it routed the stuck target back in.
+t_eq "broken: enabled 0, passthrough 1 and passthrough 0 are refused (EIO)" \
 	"err EIO|err EIO|err EIO" \
-	"$(wr $VF/readlink/passthrough 31)|$(wr $VF/readlink/passthrough 30)|$(wr $VF/readlink/enabled 30)"
+	"$(wr $VF/readlink/enabled 30)|$(wr $VF/readlink/passthrough 31)|$(wr $VF/readlink/passthrough 30)"
 i=0
 while [ $i -lt 200 ]; do
 	readlink /tmp/links/l0100 >/dev/null
 	i=$((i + 1))
 done
-t_eq "broken: after those writes, still broken, passthrough 0, and calls still get the stock code (no hits)" \
-	"broken: vfs_readlink: detach failed (-5)|0|$h0" \
-	"$(head -n1 $VF/readlink/status)|$(cat $VF/readlink/passthrough)|$(stat_of readlink hits)"
+t_eq "broken: after those writes, still broken, passthrough 0, and calls still get the stock code (no hit, no fallback)" \
+	"broken: vfs_readlink: detach failed (-5)|0|$h0 $f0" \
+	"$(head -n1 $VF/readlink/status)|$(cat $VF/readlink/passthrough)|$(stat_of readlink hits) $(stat_of readlink fallbacks)"
 t_check "broken: rmmod refused, the module stays" sh -c '! rmmod vfsfast 2>/dev/null && [ -e /sys/module/vfsfast ]'
 t_check "broken: the module holds a reference on itself" [ "$(cat /sys/module/vfsfast/refcnt)" -ge 1 ]
 sleep 2
@@ -75,10 +77,10 @@ else
 	set_knob $KN 0
 	t_eq "broken: $KN broken in kernfs_dop_revalidate" \
 		"broken: kernfs_dop_revalidate: detach failed (-5)" "$(head -n1 $VF/$KN/status)"
-	t_eq "broken: $KN: passthrough 1, passthrough 0, enabled 1 and 0 refused (EIO)" \
+	h0="$(stat_of $KN hits) $(stat_of $KN fallbacks)"
+	t_eq "broken: $KN: enabled 1 and 0, passthrough 1 and 0 refused (EIO)" \
 		"err EIO|err EIO|err EIO|err EIO" \
-		"$(wr $VF/$KN/passthrough 31)|$(wr $VF/$KN/passthrough 30)|$(wr $VF/$KN/enabled 31)|$(wr $VF/$KN/enabled 30)"
-	h0=$(stat_of $KN hits)
+		"$(wr $VF/$KN/enabled 31)|$(wr $VF/$KN/enabled 30)|$(wr $VF/$KN/passthrough 31)|$(wr $VF/$KN/passthrough 30)"
 	bad=
 	for r in 1 2 3; do
 		# A miss first (a negative dentry), then the name made.
@@ -96,9 +98,9 @@ else
 		[ -e /sys/kernel/vfbrmv$r ] || bad="$bad $r: vfbrmv$r missing after the rename;"
 	done
 	t_eq "broken: $KN: names made and renamed seen at once, 3 times" "" "$bad"
-	t_eq "broken: $KN: still broken, and no fast-path answer since" \
+	t_eq "broken: $KN: still broken, and no replacement ran since (no hit, no fallback)" \
 		"broken: kernfs_dop_revalidate: detach failed (-5)|$h0" \
-		"$(head -n1 $VF/$KN/status)|$(stat_of $KN hits)"
+		"$(head -n1 $VF/$KN/status)|$(stat_of $KN hits) $(stat_of $KN fallbacks)"
 	echo 1 >$KF/remove
 	rmmod vfsfast_kfrace
 fi
