@@ -29,7 +29,10 @@
  *   the node's parent pointer: compared with the parent dentry's node,
  *	never followed.
  *   kn->name: never read.  On 6.12 a rename frees the old name at once
- *	(kfree_const(), no grace period), so no RCU reader may touch it.
+ *	(kfree_const(), no grace period), so no RCU reader may touch it;
+ *	7.2 frees it after a grace period (kfree_rcu_mightsleep()), which
+ *	may make a rename wait one while the rename count is raised: RCU
+ *	revalidates of positive dentries fall back meanwhile.
  *
  * Negative dentries: valid iff the parent directory's revision equals the
  * dentry's d_time, the stock test, made without kernfs_rwsem.  dir.rev is
@@ -56,12 +59,21 @@
  * under kernfs_iattr_rwsem, then calls generic_permission().  In either
  * mode the replacement calls generic_permission() (which honours
  * MAY_NOT_BLOCK itself) on the inode as it is when the refresh would
- * change nothing the check reads: the node has no iattr (so owner and times live in the inode),
- * the inode's mode is the node's and, for a directory, its link count is
- * the one the refresh sets; read inside a window that no attribute
- * change overlaps (observers of kernfs_setattr() and kernfs_iop_setattr(),
- * the only writers of a published node's mode and iattr, raise a count
- * before and bump a generation after).  getattr, in ref-walk, does the
+ * change nothing the check reads: the node has no iattr (so owner and
+ * times live in the inode), the inode's mode is the node's and, for a
+ * directory, its link count is the one the refresh sets; read inside a
+ * window that no attribute change overlaps (observers of kernfs_setattr()
+ * and kernfs_iop_setattr(), the only writers of a published node's mode,
+ * raise a count before and bump a generation after).  kn->iattr has
+ * other writers, unobserved: listxattr and the xattr setters allocate it
+ * (GLOBAL_ROOT owner, the same mode).  It only ever goes from NULL to
+ * set, and is read once: a check that read NULL is the stock answer of
+ * a refresh made just before that allocation, whose owner a stock
+ * caller reading NULL at the same instant sees too.  dir.subdirs is read
+ * once and compared with i_nlink; so is the i_nlink that 7.2's removal
+ * clears (kernfs_clear_inode_nlink(), unobserved): 0 is then what stock
+ * reports, and a directory whose count differs goes to the stock code.
+ * getattr, in ref-walk, does the
  * same for generic_fillattr().  Anything else goes to the stock code, and
  * so does a permission check that an attribute change overlapped, even
  * in RCU mode (where stock answers -ECHILD).  A check whose answer is
