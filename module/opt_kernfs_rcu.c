@@ -73,10 +73,10 @@
  * once and compared with i_nlink; so is the i_nlink that 7.2's removal
  * clears (kernfs_clear_inode_nlink(), unobserved): 0 is then what stock
  * reports, and a directory whose count differs goes to the stock code.
- * getattr, in ref-walk, does the
- * same for generic_fillattr().  Anything else goes to the stock code, and
- * so does a permission check that an attribute change overlapped, even
- * in RCU mode (where stock answers -ECHILD).  A check whose answer is
+ * getattr, in ref-walk, does the same for generic_fillattr().  Anything
+ * else goes to the stock code, and so does a permission check that an
+ * attribute change overlapped, even in RCU mode (where stock answers
+ * -ECHILD).  A check whose answer is
  * thrown away may have been audited by a security module's capability
  * hook; the stock retry audits it again (only when a chmod races).
  *
