@@ -460,17 +460,18 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 	return 0;
 }
 
-/* Targets of @opt still attached; *@name is one of them. */
+/* Targets of @opt still attached; *@name, if given, is one of them. */
 static int vfsfast_nattached(struct vfsfast_opt *opt, const char **name)
 {
 	struct vfsfast_func *func;
 	int n = 0;
 
 	for (func = opt->funcs; func->old_name; func++) {
-		if (func->attached) {
+		if (!func->attached)
+			continue;
+		if (name)
 			*name = func->old_name;
-			n++;
-		}
+		n++;
 	}
 	return n;
 }
@@ -482,11 +483,9 @@ static int vfsfast_nattached(struct vfsfast_opt *opt, const char **name)
  */
 static void vfsfast_opt_detach(struct vfsfast_opt *opt)
 {
-	const char *stuck;
-
 	if (opt->backend)
 		vfsfast_detach_all(opt, opt->backend);
-	if (!vfsfast_nattached(opt, &stuck))
+	if (!vfsfast_nattached(opt, NULL))
 		opt->backend = NULL;
 	vfsfast_set(opt, VFSFAST_OFF);
 }
@@ -613,9 +612,6 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 	int ret;
 
 	lockdep_assert_held(&vfsfast_mutex);
-	/* Either way would move a redirect word of a stuck target. */
-	if (opt->state == VFSFAST_BROKEN)
-		return -EIO;
 	if (on == opt->passthrough)
 		return 0;
 	if (on) {

@@ -229,6 +229,14 @@ knob_diff() {
 	done
 }
 
+# The kernel's kernfs knob, vfsfast loaded: kernfs (5.10) or kernfs_rcu
+# (6.12, 7.2), whichever is not unsupported; nothing on 6.1.
+kernfs_knob() {
+	for k in kernfs kernfs_rcu; do
+		grep -q '^unsupported' $VF/$k/status || { echo $k; return; }
+	done
+}
+
 # vfsfast_kfrace.ko's parameters, and kf_wait STATE: up to 10 s for its
 # state to begin with STATE.
 KF=/sys/module/vfsfast_kfrace/parameters
@@ -239,4 +247,10 @@ kf_wait() {
 		w=$((w + 1))
 	done
 	grep -q "^$1" $KF/state
+}
+
+# kf_do OP ARG: kfrace's OP (add, rename) run through its park at once,
+# for a name to exist or move, not for a race.
+kf_do() {
+	echo "$2" >$KF/$1 && kf_wait parked && echo 1 >$KF/release && kf_wait "done 0"
 }

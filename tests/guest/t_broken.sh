@@ -57,19 +57,13 @@ t_eq "broken: the other optimizations are untouched" "0 0" "$(knob fsnotify) $(k
 # revalidate stays hooked.  Re-armed without them, it would take a renamed
 # node's old name and a name made since its miss for what they were: the
 # rename and the creation below must be seen at once.
-KN=
-for k in kernfs kernfs_rcu; do
-	grep -q '^unsupported' $VF/$k/status || { KN=$k; break; }
-done
+KN=$(kernfs_knob)
 if [ -z "$KN" ]; then
 	note "broken: no kernfs knob on this kernel (kernfs and kernfs_rcu unsupported)"
 elif [ ! -f /lab/vfsfast_kfrace.ko ]; then
 	t_fail "broken: test module vfsfast_kfrace available" "vfsfast_kfrace.ko was not built"
 else
 	insmod /lab/vfsfast_kfrace.ko
-	kf_do() {
-		echo "$2" >$KF/$1 && kf_wait parked && echo 1 >$KF/release && kf_wait "done 0"
-	}
 	set_knob $KN 1
 	kf_do add vfbrold
 	dmesg -c >/dev/null

@@ -28,10 +28,7 @@ gone() { ! grep -q '^vfsfast ' /proc/modules; }
 
 # The kernel's kernfs knob: kernfs on 5.10, kernfs_rcu on 6.12 and 7.2.
 load_fi enable=none
-KN=
-for k in kernfs kernfs_rcu; do
-	grep -q '^unsupported' $VF/$k/status || { KN=$k; break; }
-done
+KN=$(kernfs_knob)
 rmmod vfsfast
 [ -n "$KN" ] || note "fault: no kernfs knob on this kernel: its checks are left out"
 
@@ -67,7 +64,7 @@ for spec in "readlink vfs_readlink" ${KN:+"$KN kernfs_dop_revalidate"}; do
 	t_eq "fault: $1: a detach of $2 failing 3 times during rmmod: rmmod retries until it lets go, and the site then leads to the stock code" \
 		"active|0 1|1 1 1|0 ok|" "$st|$rc $g|$logged|$checked|$bad" \
 		"$(dmesg | grep 'vfsfast: every target unhooked')"
-	gone || { rmmod vfsfast 2>/dev/null; }
+	gone || rmmod vfsfast 2>/dev/null
 done
 
 # A task the quiesce tracks (a kernfs_rename_ns() parked by kfrace, so
@@ -81,8 +78,7 @@ if [ -n "$KN" ] && [ -f /lab/vfsfast_kfrace.ko ]; then
 	insmod /lab/vfsfast_kfrace.ko
 	bad=
 	for r in 1 2 3; do
-		echo vfqold$r >$KF/add && kf_wait parked && echo 1 >$KF/release &&
-			kf_wait "done 0" || { bad="$bad setup $r: $(cat $KF/state);"; continue; }
+		kf_do add vfqold$r || { bad="$bad setup $r: $(cat $KF/state);"; continue; }
 		echo kfrace >$P/park_quiesce
 		echo vfqold$r:vfqnew$r >$KF/rename
 		kf_wait parked || { bad="$bad $r: rename not parked: $(cat $KF/state);"; continue; }
