@@ -11,7 +11,7 @@ import re
 import shlex
 import time
 
-from . import build, debian, guest, util
+from . import build, debian, guest, util, vm
 
 FILE_MARK = "VFSFAST-AB-FILE "
 END_MARK = "VFSFAST-AB-END"
@@ -85,7 +85,8 @@ def main(kernel, args, icount=False, vcpus=1, out=None, load_args="", disk=False
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     smp = 1 if icount else vcpus
-    mode = ("qemu TCG icount (guest ns = instructions), 1 vCPU" if icount else
+    mode = (f"qemu TCG icount (guest ns = instructions), {vm.cost_model_label()}, 1 vCPU"
+            if icount else
             f"qemu TCG, {smp} vCPU{'s' if smp > 1 else ''}, wall time")
     lab_desc = f"kernel {kernel} ({kernel.kver}), {mode}"
     util.log(f"{kernel}: vfsfast-ab {' '.join(args)} ({mode})")

@@ -18,7 +18,7 @@ import os
 import shlex
 import subprocess
 
-from . import ab, build, debian, guest, opts, util
+from . import ab, build, debian, guest, opts, util, vm
 
 # What each benchmark measures: the knobs it switches together (the
 # guest job's workload set, WORKLOADS below, is theirs: opts.OPTS),
@@ -186,7 +186,8 @@ def _fmt(x, f):
 def table(results, rounds, iterations, opt="readlink"):
     wset = bench_job(opt)[0]
     lines = [
-        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0; vfsfast-ab in the guest, "
+        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0, {vm.cost_model_label()}; "
+        f"vfsfast-ab in the guest, "
         f"{rounds} pairs (rounds) of off, on and passthrough in random order, {iterations} "
         f"calls per run; medians; delta = geometric mean of the per-round on/off ratios; "
         f"spread = (max-min)/median over the rounds)",

@@ -19,9 +19,17 @@ from . import util
 # Debian's stock kernels: the release that ships each and the compiler
 # that built it (the headers package depends on it, so apt installs it).
 # The lab-built kernels (legacy.py, debugk.py) register themselves.
+#
+# A "pin" names one kernel by ABI and package version, from the suite
+# given (added to that release's chroot only): bookworm hosts that take
+# security updates run bookworm-security's 6.1, not the point release's,
+# and a pin keeps the figures reproducible when the suite moves on.  The
+# others follow their release's linux-headers-amd64.  Moving a pin:
+# Documentation/lab.md, "Which kernels".
 KERNELS = {
     "5.10": {"release": "bullseye", "gcc": "gcc-10"},
-    "6.1": {"release": "bookworm", "gcc": "gcc-12"},
+    "6.1": {"release": "bookworm", "gcc": "gcc-12",
+            "pin": {"suite": "bookworm-security", "abi": "6.1.0-56", "version": "6.1.192-2"}},
     "6.12": {"release": "trixie", "gcc": "gcc-14"},
     "7.2": {"release": "sid", "gcc": "gcc"},
 }
@@ -30,6 +38,37 @@ KERNELS = {
 DEFAULT_KERNELS = list(KERNELS)
 
 MIRROR = os.environ.get("VFSFAST_MIRROR", "http://deb.debian.org/debian")
+SECURITY_MIRROR = os.environ.get("VFSFAST_SECURITY_MIRROR",
+                                 "http://deb.debian.org/debian-security")
+
+
+def _pin(release):
+    """The pin of the stock kernel of a release's chroot, or None."""
+    for facts in KERNELS.values():
+        if facts["release"] == release:
+            return facts.get("pin")
+    return None
+
+
+def _sources(release):
+    """The chroot's sources.list: the release, and a pinned kernel's suite."""
+    lines = [f"deb {MIRROR} {release} main"]
+    pin = _pin(release)
+    if pin and pin["suite"].endswith("-security"):
+        lines.append(f"deb {SECURITY_MIRROR} {pin['suite']} main")
+    elif pin:
+        lines.append(f"deb {MIRROR} {pin['suite']} main")
+    return "\n".join(lines) + "\n"
+
+
+def _packages(release):
+    """What the chroot of a release installs: a pinned kernel's headers
+    by ABI and version instead of the release's linux-headers-amd64."""
+    pin = _pin(release)
+    if not pin:
+        return list(CHROOT_PACKAGES)
+    return [f"linux-headers-{pin['abi']}-amd64={pin['version']}"
+            if p == "linux-headers-amd64" else p for p in CHROOT_PACKAGES]
 
 # What every chroot needs to build and DKMS-install the module.
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
@@ -86,10 +125,13 @@ def ensure_chroot(release):
     root = chroot_dir(release)
     stamp = os.path.join(root, ".vfsfast-ready")
     if os.path.exists(stamp):
-        # The stamp lists what was installed: top up an older chroot.
+        # The stamp lists what was installed: top up an older chroot
+        # (a moved pin is a package it lacks, from a suite it may lack).
         have = set(open(stamp).read().split())
-        missing = [p for p in CHROOT_PACKAGES if p not in have]
+        missing = [p for p in _packages(release) if p not in have]
         if missing:
+            with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
+                f.write(_sources(release))
             _apt_install(root, missing, stamp)
         return root
     if os.path.exists(root):
@@ -103,17 +145,28 @@ def ensure_chroot(release):
     with open(os.path.join(root, "etc/apt/apt.conf.d/99vfsfast"), "w") as f:
         f.write(APT_CONF)
     with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
-        f.write(f"deb {MIRROR} {release} main\n")
-    _apt_install(root, CHROOT_PACKAGES, stamp)
+        f.write(_sources(release))
+    _apt_install(root, _packages(release), stamp)
     return root
 
 
 def _apt_install(root, packages, stamp):
-    with mounted(root):
-        in_chroot(root, "apt-get update -q && apt-get install -y -q "
-                  + " ".join(packages), quiet=True)
+    release = os.path.basename(root)
+    pin = _pin(release)
+    try:
+        with mounted(root):
+            in_chroot(root, "apt-get update -q && apt-get install -y -q "
+                      + " ".join(packages), quiet=True)
+    except SystemExit:
+        if pin:
+            util.log(f"{release}: could not install the pinned kernel headers "
+                     f"linux-headers-{pin['abi']}-amd64={pin['version']} from "
+                     f"{pin['suite']}; if the suite has dropped that version, move the pin "
+                     "(scripts/lablib/debian.py, KERNELS; Documentation/lab.md, "
+                     "\"Which kernels\")")
+        raise
     with open(stamp, "w") as f:
-        f.write("\n".join(CHROOT_PACKAGES) + "\n")
+        f.write("\n".join(_packages(release)) + "\n")
 
 
 def chroot_programs(kernel, programs):
@@ -149,6 +202,14 @@ class DebianKind(kernel_mod.Kind):
     release's chroot."""
 
     def release(self, k):
+        pin = KERNELS[k.name].get("pin")
+        if pin:
+            # The chroot may keep the headers of a pin moved since.
+            kver = f"{pin['abi']}-amd64"
+            if not os.path.isdir(os.path.join(k.chroot_dir, "usr/src", f"linux-headers-{kver}")):
+                util.die(f"{k}: the pinned headers linux-headers-{kver} are not in "
+                         f"{k.chroot_dir}")
+            return kver
         found = sorted(
             os.path.basename(p)[len("linux-headers-"):]
             for p in glob.glob(os.path.join(k.chroot_dir, "usr/src/linux-headers-*-amd64")))
@@ -180,6 +241,7 @@ class DebianKind(kernel_mod.Kind):
         """
         root = ensure_chroot(k.release)
         kver = k.kver
+        pin = KERNELS[k.name].get("pin")
         kdir = k.kernel_dir
         stamp = os.path.join(kdir, ".vfsfast-ready")
         if os.path.exists(stamp):
@@ -196,6 +258,8 @@ class DebianKind(kernel_mod.Kind):
             img=linux-image-{kver}-unsigned
             apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}
             pkgs="$img $(apt-cache depends "$img" | sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')"
+            ver="{pin['version'] if pin else ''}"
+            [ -z "$ver" ] || pkgs="$(for p in $pkgs; do printf '%s=%s ' "$p" "$ver"; done)"
             apt-get download -q $pkgs
             ls *.deb
         """

@@ -19,7 +19,7 @@ import json
 import re
 import shlex
 
-from . import ab, build, guest, userland, util
+from . import ab, build, guest, userland, util, vm
 
 FARM = "/tmp/farm"
 # The link chain's directory: ten levels deep, so each link (an absolute
@@ -232,7 +232,8 @@ def table(r):
     lines = [
         begin_mark(k),
         f"**{k}** ({k.kver}), {k.release} userland ({vers}); qemu TCG, 1 vCPU, "
-        f"`-icount shift=0,sleep=off` (guest ns = instructions); backend {r.backend or '?'}; "
+        f"`-icount shift=0,sleep=off` (guest ns = instructions), {vm.cost_model_label()}; "
+        f"backend {r.backend or '?'}; "
         f"knobs on: {', '.join(r.knobs) or 'none'} "
         f"({'named by --knobs' if r.chosen else 'every optimization this kernel supports'}) "
         f"vs all off. Per program {r.pairs} off/on pairs in random order and {r.aa} A/A "

@@ -408,6 +408,12 @@ HOST_TESTS = [
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
     ("vm_cmdline_test.py", "the guests' kernel command line: wall-clock guests boot with "
      "tsc=nowatchdog, icount guests without it; warnings still panic"),
+    ("vm_cpu_model_test.py", "the icount guests' CPU model (the cost model): offered no "
+     "fast-string feature qemu knows (ERMS, FSRM), else refused; the old model only by "
+     "name; wall-time guests keep -cpu max"),
+    ("debian_pin_test.py", "the pinned stock kernel: 6.1 is bookworm-security's, named by "
+     "ABI and version; its chroot lists the suite and installs those headers; the others "
+     "follow their release"),
     ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
      "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "
      "code exist; README under 260 lines"),

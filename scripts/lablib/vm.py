@@ -61,6 +61,100 @@ CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
 WALLCLOCK_CMDLINE = "tsc=nowatchdog"
 
 
+# The cost model of every instruction count the lab reports: the CPU model
+# its icount guests boot with.  TCG runs a rep-prefixed string instruction
+# one iteration at a time and icount charges each iteration, so a guest
+# offered ERMS or FSRM (as -cpu max offers them) patches memset, memcpy,
+# clear_page and the user copies to rep stosb / rep movsb and pays one
+# instruction per byte: 4,096 for the 4 KB name buffer every path lookup
+# zeroes (init_on_alloc), where a CPU spends about a hundred cycles.
+# Without them each kernel takes its qword (rep stosq/movsq) or unrolled
+# routines, 8 to 64 bytes per counted instruction, which is nearer what
+# CPUs pay.  The argument, and the same benchmarks under both models:
+# Documentation/ab-methodology.md, "The cost model".
+FAST_STRING_FEATURES = ("erms", "fsrm", "fsrs", "fzrm", "fsrc")
+COST_MODELS = {
+    # name: what the model takes away from -cpu max
+    "no-fast-strings": FAST_STRING_FEATURES,
+    # The lab's model before no-fast-strings; for comparisons only.
+    "max": (),
+}
+DEFAULT_COST_MODEL = "no-fast-strings"
+_cost_model = DEFAULT_COST_MODEL
+_known = None
+
+
+def qemu_cpu_features():
+    """The CPUID flags this qemu knows (qemu-system-x86_64 -cpu help)."""
+    global _known
+    if _known is None:
+        try:
+            out = subprocess.run(["qemu-system-x86_64", "-cpu", "help"], capture_output=True,
+                                 text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            out = ""
+        flags = out.split("Recognized CPUID flags:", 1)[-1] if "Recognized" in out else ""
+        _known = frozenset(flags.split())
+    return _known
+
+
+def set_cost_model(name):
+    """The icount guests' model from now on (vfsfast-lab --cost-model)."""
+    global _cost_model
+    if name not in COST_MODELS:
+        raise ValueError(f"unknown cost model {name!r}, not one of {', '.join(COST_MODELS)}")
+    _cost_model = name
+
+
+def cost_model():
+    """The name of the icount guests' model now in use."""
+    return _cost_model
+
+
+def icount_cpu():
+    """qemu's -cpu of the model in use: max, less the model's features
+    that this qemu knows (7.2 knows ERMS and FSRM; one that knows FSRS,
+    FZRM or FSRC gets those taken away too: max offers what it knows)."""
+    off = [f for f in COST_MODELS[_cost_model] if f in qemu_cpu_features()]
+    return ",".join(["max"] + [f"-{f}" for f in off])
+
+
+def cost_model_label():
+    """What a table header says of the count: 'cost model NAME (-cpu ...)'."""
+    return f"cost model {_cost_model} (-cpu {icount_cpu()})"
+
+
+def fast_strings_offered(cpu):
+    """The fast-string features a qemu -cpu argument offers: of those this
+    qemu knows, every one max has (all it knows) and the argument does
+    not take away, and any it adds."""
+    model, *props = cpu.split(",")
+    known = set(FAST_STRING_FEATURES) & qemu_cpu_features()
+    on = set(known) if model in ("max", "host") else set()
+    for p in props:
+        name, _, val = p.lstrip("+-").partition("=")
+        if name not in FAST_STRING_FEATURES:
+            continue
+        if p.startswith("-") or val in ("off", "false"):
+            on.discard(name)
+        else:
+            on.add(name)
+    return sorted(on)
+
+
+def cpu_arg(icount):
+    """qemu's -cpu for a guest: the cost model's for icount guests, max
+    otherwise (wall time is not counted per instruction).  An icount guest
+    offered fast strings is refused unless the old model was named."""
+    if not icount:
+        return "max"
+    cpu = icount_cpu()
+    if fast_strings_offered(cpu) and _cost_model != "max":
+        raise ValueError(f"icount guest with -cpu {cpu}: offers "
+                         f"{', '.join(fast_strings_offered(cpu))}")
+    return cpu
+
+
 def kernel_cmdline(icount, append=""):
     """The guest kernel's command line: CMDLINE, WALLCLOCK_CMDLINE unless
     the guest counts instructions, then append."""
@@ -210,18 +304,13 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
     return res
 
 
-def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
-          on_output, memory_mb=None):
-    # The debug kernels' guests are slower and need more memory
-    # (kernel.Kernel.timeout(), .memory_mb): scaled here, for every caller.
-    timeout = kernel.timeout(timeout)
-    memory = max(kernel.memory_mb, memory_mb or 0)
-    work = tempfile.mkdtemp(prefix="vfsfast-vm-")
-    console = os.path.join(work, "console.log")
-    output = os.path.join(work, "output.log")
+def qemu_command(image, initrd, memory_mb, smp, icount, mttcg, append, console, output,
+                 disk=None):
+    """The qemu command line of a guest (tests/host/vm_cpu_model_test.py
+    reads it)."""
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
-           "-monitor", "none", "-machine", "pc", "-cpu", "max", "-m", str(memory),
-           "-smp", str(smp), "-kernel", kernel.image, "-initrd", initrd,
+           "-monitor", "none", "-machine", "pc", "-cpu", cpu_arg(icount), "-m", str(memory_mb),
+           "-smp", str(smp), "-kernel", image, "-initrd", initrd,
            "-append", kernel_cmdline(icount, append),
            "-serial", f"file:{console}", "-serial", f"file:{output}"]
     if icount:
@@ -239,6 +328,20 @@ def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
         cmd += ["-accel", "tcg,thread=single"]
     if disk:
         cmd += ["-drive", f"file={disk},if=virtio,format=raw,snapshot=on"]
+    return cmd
+
+
+def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
+          on_output, memory_mb=None):
+    # The debug kernels' guests are slower and need more memory
+    # (kernel.Kernel.timeout(), .memory_mb): scaled here, for every caller.
+    timeout = kernel.timeout(timeout)
+    memory = max(kernel.memory_mb, memory_mb or 0)
+    work = tempfile.mkdtemp(prefix="vfsfast-vm-")
+    console = os.path.join(work, "console.log")
+    output = os.path.join(work, "output.log")
+    cmd = qemu_command(kernel.image, initrd, memory, smp, icount, mttcg, append, console,
+                       output, disk)
     t0 = time.monotonic()
     timed_out = False
     proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL)

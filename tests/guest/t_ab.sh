@@ -175,6 +175,13 @@ EOF
 
 if [ "${VFSFAST_AB_ICOUNT:-0}" = 1 ]; then
 	# The lab's second guest for t_ab: icount, 1 vCPU, default backend.
+	# Its count is the lab's cost model (Documentation/ab-methodology.md):
+	# offered a fast-string feature, a kernel copies and clears with
+	# rep movsb/stosb, which icount charges per byte.
+	fast=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n1 | tr ' ' '\n' |
+		grep -x -E 'erms|fsrm|fsrs|fzrm|fsrc' | tr '\n' ' ')
+	t_checkv "ab: the icount guest's CPU offers no fast strings (ERMS, FSRM, FSRS, FZRM, FSRC)" \
+		"offered: ${fast:-none}; $(grep -c '^processor' /proc/cpuinfo) vCPU" [ -z "$fast" ]
 	load_vfsfast enable=none
 	ab_measure icount
 	unload_vfsfast
