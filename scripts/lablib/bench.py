@@ -15,6 +15,7 @@ writes (summary.json, raw.csv) and lays it out in tables.
 import concurrent.futures
 import json
 import os
+import re
 import shlex
 import subprocess
 
@@ -222,6 +223,48 @@ def table(results, rounds, iterations, opt="readlink"):
               "hook sends each call straight back into the stock body, so "
               "redirect cost = passthrough - off is what one trip through the "
               "backend costs."]
+    return "\n".join(lines)
+
+
+def _rows(text):
+    """The rows of a table() text: {(kernel, backend, workload): cells}."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 10 or cells[0] in ("kernel", "") or cells[0].startswith("-"):
+            continue
+        rows[(cells[0], cells[2], cells[3])] = cells
+    return rows
+
+
+def _model(text):
+    """The cost model a table() text names; tables from before the model
+    was named were all measured under -cpu max."""
+    m = re.search(r"cost model (\S+) \(-cpu ([^)]*)\)", text)
+    return (m.group(1), m.group(2)) if m else ("max", "max")
+
+
+def compare(old_text, new_text):
+    """`vfsfast-lab compare`: the rows two table() texts share, side by
+    side (Documentation/ab-methodology.md, "The cost model", whose
+    sensitivity table this writes from --cost-model max and the default)."""
+    old, new = _rows(old_text), _rows(new_text)
+    (om, ocpu), (nm, ncpu) = _model(old_text), _model(new_text)
+    lines = [f"The same rows under cost model {om} (-cpu {ocpu}) and {nm} (-cpu {ncpu}): "
+             f"instructions per operation, medians as each table printed them; change = "
+             f"{nm} / {om} - 1 of the off medians.",
+             "",
+             f"| kernel | backend | workload | off, {om} | off, {nm} | change | "
+             f"delta, {om} | delta, {nm} | redirect cost, {om} | redirect cost, {nm} |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key in (k for k in new if k in old):
+        o, n = old[key], new[key]
+        try:
+            change = f"{(float(n[4]) / float(o[4]) - 1) * 100:+.1f}%"
+        except (ValueError, ZeroDivisionError):
+            change = ""
+        lines.append(f"| {' | '.join(key)} | {o[4]} | {n[4]} | {change} | {o[6]} | {n[6]} "
+                     f"| {o[8]} | {n[8]} |")
     return "\n".join(lines)
 
 

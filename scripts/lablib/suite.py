@@ -401,7 +401,7 @@ HOST_TESTS = [
      "events of every kind the host allows; another seed or one event left out differs"),
     ("bench_recovery_test.py", "bench: the share of upstream's saving recovered on legacy, "
      "on synthetic rounds: medians, the 0.5% floor, savings within the rounds' spread, "
-     "losses kept negative"),
+     "losses kept negative; compare's side-by-side rows of two tables"),
     ("real_table_test.py", "vfsfast-lab real's table on synthetic summaries: losses stay "
      "losses, with their digits; a * across zero or without A/A agreement is no gain; "
      "--doc replaces a kernel's block in place"),

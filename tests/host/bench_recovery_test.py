@@ -95,4 +95,29 @@ check("| direct | hackbench | 3800 | 3750 | 3770 | +30 | +50 | "
       "table says why hackbench has no ratio", text)
 check(bench.recovery_table([]) == "", "no rows: no table")
 
+# compare(): the sensitivity table, from two tables as table() prints
+# them: the old one without a named model (measured under -cpu max).
+OLD = """readlink(), instructions per call (qemu TCG, 1 vCPU, -icount shift=0; vfsfast-ab ...)
+
+| kernel | upstream | backend | workload | off | on | delta | passthrough | redirect cost | spread off/on/pt |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|
+| 6.1 | none | direct | tmpfs-100 | 8000 | 7700 | -3.75% | 8006 | +6 | 0.04%/0.02%/0.11% |
+| 6.1 | none | ftrace | tmpfs-100 | 8000 | 7740 | -3.25% | 8040 | +40 | 0.01%/0.13%/0.00% |
+| 5.10 | none | direct | tmpfs-32 | 7303 | unsupported | | | | 0.02% |
+"""
+NEW = """readlink(), ... (qemu TCG, 1 vCPU, -icount shift=0, cost model no-fast-strings (-cpu max,-erms,-fsrm); ...)
+
+| kernel | upstream | backend | workload | off | on | delta | passthrough | redirect cost | spread off/on/pt |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|
+| 6.1 | none | direct | tmpfs-100 | 4000 | 3700 | -7.50% | 4006 | +6 | 0.04%/0.02%/0.11% |
+| 6.12 | none | direct | tmpfs-100 | 4209 | 3965 | -5.85% | 4219 | +11 | 0.08%/0.23%/0.22% |
+"""
+cmp = bench.compare(OLD, NEW)
+check("| 6.1 | direct | tmpfs-100 | 8000 | 4000 | -50.0% | -3.75% | -7.50% | +6 | +6 |" in cmp,
+      "compare: a row both tables have, the off change as new/old - 1", cmp)
+check("ftrace" not in cmp and "6.12" not in cmp and "5.10" not in cmp,
+      "compare: rows only one table has are left out", cmp)
+check("cost model max (-cpu max) and no-fast-strings (-cpu max,-erms,-fsrm)" in cmp,
+      "compare: names both models, max for a table that names none", cmp.splitlines()[0])
+
 RESULTS.finish()
