@@ -64,13 +64,14 @@ WALLCLOCK_CMDLINE = "tsc=nowatchdog"
 # The cost model of every instruction count the lab reports: the CPU model
 # its icount guests boot with.  TCG runs a rep-prefixed string instruction
 # one iteration at a time and icount charges each iteration, so a guest
-# offered ERMS or FSRM (as -cpu max offers them) patches memset, memcpy,
-# clear_page and the user copies to rep stosb / rep movsb and pays one
-# instruction per byte: 4,096 for the 4 KB name buffer every path lookup
-# zeroes (init_on_alloc), where a CPU spends about a hundred cycles.
-# Without them each kernel takes its qword (rep stosq/movsq) or unrolled
-# routines, 8 to 64 bytes per counted instruction, which is nearer what
-# CPUs pay.  The argument, and the same benchmarks under both models:
+# offered ERMS (as -cpu max is; qemu 7.2's TCG cannot offer FSRM) patches
+# memset, memcpy, clear_page, memmove and the user copies to rep stosb /
+# rep movsb and pays one instruction per byte: 4,096 for the 4 KB name
+# buffer every path lookup zeroes (init_on_alloc), where a CPU spends
+# about a hundred cycles.  Without ERMS the kernels take their rep
+# stosq/movsq routines (max reports an AMD family 15 CPU, which the
+# kernel marks REP_GOOD) or unrolled loops: 8 bytes or more per counted
+# instruction.  The argument, and the same benchmarks under both models:
 # Documentation/ab-methodology.md, "The cost model".
 FAST_STRING_FEATURES = ("erms", "fsrm", "fsrs", "fzrm", "fsrc")
 COST_MODELS = {
