@@ -16,10 +16,22 @@
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# Any other process that opens the test's directories adds events to a
+# recording (seen: a `find` over /tmp during the suite put OPEN|ISDIR
+# lines into one of two same-seed runs), so the test runs in a mount
+# namespace of its own, on a tmpfs over its directory that no process
+# outside can reach.  Where unshare is not allowed, as before.
+if [ -z "$EVDIFF_PRIVATE" ] && unshare -m --propagation private true 2>/dev/null; then
+	EVDIFF_PRIVATE=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 tmp=$(mktemp -d)
+private=
+if [ -n "$EVDIFF_PRIVATE" ] && mount -t tmpfs -o size=512m evdiff-private "$tmp"; then
+	private=$tmp
+fi
 mounted=
 cleanup() {
-	for m in $mounted; do umount "$m" 2>/dev/null; done
+	for m in $mounted $private; do umount "$m" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
