@@ -172,7 +172,7 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
                         on_output=_progress)
     report, files = ab.checked_output(kernel, res, RC_MARK, "real programs")
     m = re.search("^" + KNOBS_MARK + r"(\S*)$", report, re.M)
-    knobs = m.group(1).split(",") if m and m.group(1) else []
+    switched = m.group(1).split(",") if m and m.group(1) else []
     m = re.search(r"^VFSFAST-REAL-UDEV (\d+)", report, re.M)
     udev = int(m.group(1)) if m else None
     summaries, backend = {}, set()
@@ -183,8 +183,9 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
         s = json.loads(files[name])
         summaries[label] = {r["compare"]: r for r in s["results"] if r["metric"] == "runtime_s"}
         backend.update(kv.split("=", 1)[1] for kv in s.get("backends_used", "").split())
-    return Result(kernel, summaries, knobs, " ".join(sorted(backend)), udev, land.versions(),
-                  res.seconds, pairs, aa, programs, chosen=bool(knobs))
+    # chosen: whether --knobs named them, not whether the guest switched any.
+    return Result(kernel, summaries, switched, " ".join(sorted(backend)), udev,
+                  land.versions(), res.seconds, pairs, aa, programs, chosen=bool(knobs))
 
 
 def _progress(chunk):
