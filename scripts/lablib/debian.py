@@ -61,6 +61,33 @@ def _sources(release):
     return "\n".join(lines) + "\n"
 
 
+def _preferences(release):
+    """apt's preferences for a pinned kernel's suite: only the kernel's own
+    packages come from it; everything else (linux-source-6.1, from which
+    the legacy kernels are built, the compiler, libc) stays the release's,
+    so the pin moves nothing else.  None without a pin."""
+    pin = _pin(release)
+    if not pin:
+        return None
+    return (f"Package: *\nPin: release n={pin['suite']}\nPin-Priority: 100\n\n"
+            f"Package: linux-headers-* linux-image-* linux-kbuild-* linux-compiler-* "
+            f"linux-binary-* linux-modules-*\nPin: release n={pin['suite']}\n"
+            f"Pin-Priority: 500\n")
+
+
+def _write_apt_sources(root, release):
+    """sources.list, and the preferences of a pinned kernel's suite."""
+    with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
+        f.write(_sources(release))
+    prefs = os.path.join(root, "etc/apt/preferences.d/vfsfast-pin")
+    if _preferences(release):
+        os.makedirs(os.path.dirname(prefs), exist_ok=True)
+        with open(prefs, "w") as f:
+            f.write(_preferences(release))
+    elif os.path.exists(prefs):
+        os.unlink(prefs)
+
+
 def _packages(release):
     """What the chroot of a release installs: a pinned kernel's headers
     by ABI and version instead of the release's linux-headers-amd64."""
@@ -130,8 +157,7 @@ def ensure_chroot(release):
         have = set(open(stamp).read().split())
         missing = [p for p in _packages(release) if p not in have]
         if missing:
-            with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
-                f.write(_sources(release))
+            _write_apt_sources(root, release)
             _apt_install(root, missing, stamp)
         return root
     if os.path.exists(root):
@@ -144,8 +170,7 @@ def ensure_chroot(release):
              quiet=True)
     with open(os.path.join(root, "etc/apt/apt.conf.d/99vfsfast"), "w") as f:
         f.write(APT_CONF)
-    with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
-        f.write(_sources(release))
+    _write_apt_sources(root, release)
     _apt_install(root, _packages(release), stamp)
     return root
 
