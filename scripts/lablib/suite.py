@@ -404,7 +404,7 @@ HOST_TESTS = [
      "losses kept negative; compare's side-by-side rows of two tables"),
     ("real_table_test.py", "vfsfast-lab real's table on synthetic summaries: losses stay "
      "losses, with their digits; a * across zero or without A/A agreement is no gain; "
-     "--doc replaces a kernel's block in place"),
+     "--doc replaces a kernel's block in place; 'named by --knobs' only when it was"),
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
     ("vm_cmdline_test.py", "the guests' kernel command line: wall-clock guests boot with "
      "tsc=nowatchdog, icount guests without it; warnings still panic"),

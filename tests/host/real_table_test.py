@@ -10,6 +10,7 @@
 #
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
+import json
 import os
 import sys
 import tempfile
@@ -80,5 +81,52 @@ with tempfile.TemporaryDirectory() as d:
     check(second.count(real.begin_mark(K())) == 1 and "XLOSS" in second and
           len(second) == len(first) + text.count("LOSS"),
           "a kernel's block is replaced in place")
+
+
+# run() with the guest faked: the header says "every optimization this
+# kernel supports" unless --knobs named them, whatever the guest switched
+# (before the fix, the guest's list of switched knobs overwrote the
+# --knobs argument, and every --doc table said "named by --knobs").
+class FakeKernel:
+    name = "6.1"
+    kver = "6.1.0-56-amd64"
+    release = "bookworm"
+
+    def ensure(self):
+        pass
+
+    def __str__(self):
+        return self.name
+
+
+class FakeLand:
+    def ensure(self, kernel):
+        return "userland.img"
+
+    def versions(self):
+        return {"coreutils": "9.1-1"}
+
+
+class FakeRes:
+    seconds = 60
+
+
+one = [real.PROGRAMS[0]]
+summary = {"results": [{"metric": "runtime_s", "compare": "on/off"}], "backends_used": "readlink=direct"}
+saved = (real.build.dkms_install, real.userland.of, real.guest.run_job, real.ab.checked_output)
+real.build.dkms_install = lambda k: ("vfsfast.ko", "")
+real.userland.of = lambda k: FakeLand()
+real.guest.run_job = lambda *a, **kw: FakeRes()
+real.ab.checked_output = lambda *a: (f"{real.KNOBS_MARK}readlink,fsnotify\nVFSFAST-REAL-UDEV 9\n",
+                                     {f"{one[0][0]}.summary.json": json.dumps(summary)})
+try:
+    every = real.run(FakeKernel(), 2, 1, 1, one, None)
+    named = real.run(FakeKernel(), 2, 1, 1, one, "readlink")
+finally:
+    real.build.dkms_install, real.userland.of, real.guest.run_job, real.ab.checked_output = saved
+check(every.knobs == ["readlink", "fsnotify"] and not every.chosen,
+      "run() without --knobs: the guest's knobs, 'every optimization' in the header",
+      f"{every.knobs} chosen={every.chosen}")
+check(named.chosen, "run() with --knobs: 'named by --knobs' in the header")
 
 RESULTS.finish()
