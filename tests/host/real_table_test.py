@@ -112,7 +112,8 @@ class FakeRes:
 
 
 one = [real.PROGRAMS[0]]
-summary = {"results": [{"metric": "runtime_s", "compare": "on/off"}], "backends_used": "readlink=direct"}
+summary = {"results": [{"metric": "runtime_s", "compare": "on/off"}],
+           "backends_used": "readlink=direct"}
 saved = (real.build.dkms_install, real.userland.of, real.guest.run_job, real.ab.checked_output)
 real.build.dkms_install = lambda k: ("vfsfast.ko", "")
 real.userland.of = lambda k: FakeLand()
