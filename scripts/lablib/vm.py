@@ -107,11 +107,6 @@ def set_cost_model(name):
     _cost_model = name
 
 
-def cost_model():
-    """The name of the icount guests' model now in use."""
-    return _cost_model
-
-
 def icount_cpu():
     """qemu's -cpu of the model in use: max, less the model's features
     that this qemu knows (7.2 knows ERMS and FSRM; one that knows FSRS,
