@@ -227,7 +227,7 @@ class DebianKind(kernel_mod.Kind):
     release's chroot."""
 
     def release(self, k):
-        pin = KERNELS[k.name].get("pin")
+        pin = _pin(k.release)
         if pin:
             # The chroot may keep the headers of a pin moved since.
             kver = f"{pin['abi']}-amd64"
@@ -266,7 +266,7 @@ class DebianKind(kernel_mod.Kind):
         """
         root = ensure_chroot(k.release)
         kver = k.kver
-        pin = KERNELS[k.name].get("pin")
+        pin = _pin(k.release)
         kdir = k.kernel_dir
         stamp = os.path.join(kdir, ".vfsfast-ready")
         if os.path.exists(stamp):

@@ -145,9 +145,9 @@ def cpu_arg(icount):
     if not icount:
         return "max"
     cpu = icount_cpu()
-    if fast_strings_offered(cpu) and _cost_model != "max":
-        raise ValueError(f"icount guest with -cpu {cpu}: offers "
-                         f"{', '.join(fast_strings_offered(cpu))}")
+    offered = fast_strings_offered(cpu)
+    if offered and _cost_model != "max":
+        raise ValueError(f"icount guest with -cpu {cpu}: offers {', '.join(offered)}")
     return cpu
 
 
