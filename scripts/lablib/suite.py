@@ -446,6 +446,17 @@ def host_checks(tally):
                  "; ".join(problems[:3]) if problems else f"{n} files")
 
 
+def _set_up(kernel):
+    """Whether the kernel, and the stock kernel a debug build is judged
+    by, could be set up."""
+    try:
+        for k in dict.fromkeys((kernel.base, kernel)):
+            k.ensure()
+    except SystemExit:
+        return False
+    return True
+
+
 def _run_one(kernel, disk, env, only):
     lines = Lines()
     try:
@@ -466,13 +477,21 @@ def main(kernels, env, jobs=None, only=None):
     # Each round-robin TCG guest uses one host core: run that many kernels
     # at once.  Results are printed kernel by kernel, in the order given.
     jobs = jobs or max(1, min(len(kernels), os.cpu_count() or 1))
+    # The order below reads each kernel's configuration and headers, which
+    # a fresh machine has yet to fetch: set every kernel up first, as many
+    # at once as there are jobs.  A kernel that cannot be set up fails
+    # again, and is recorded, in run_kernel().
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        ready = {k: pool.submit(_set_up, k) for k in kernels}
+    ready = {k: f.result() for k, f in ready.items()}
     # Longest first, so that the slowest kernel never starts last and
     # alone: the wall time is then close to the sum of the work divided by
     # the jobs.  A kernel's work grows with its backends (every group runs
     # on each) and with the optimizations built for it (each adds its
     # stress and churn); a kernel where most are unsupported goes last.
     order = sorted(kernels, key=lambda k: (-len(build.expected_backends(k)),
-                                           -sum(o.built(k) for o in opts.OPTS)))
+                                           -sum(o.built(k) for o in opts.OPTS))
+                   if ready[k] else (0, 0))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {k: pool.submit(_run_one, k, disk, env, only) for k in order}
         for k in kernels:
