@@ -13,6 +13,7 @@
 #ifndef _VFSFAST_H
 #define _VFSFAST_H
 
+#include <linux/build_bug.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
@@ -181,6 +182,18 @@ struct vfsfast_func {
 		__VA_ARGS__						\
 	}
 #endif /* VFSFAST_GEN */
+
+/*
+ * @caller reaches @callee by a jump, never a call: on paths where the
+ * stock code may sleep for as long as user space decides (a fanotify
+ * permission event, a FUSE daemon), nothing of vfsfast may stay on the
+ * stack, so that unloading never waits for it.  Both must be declared;
+ * the lab checks each such pair in the compiled object
+ * (scripts/lablib/build.py, tail_call_problems()).
+ */
+#define VFSFAST_TAIL_CALL(caller, callee)				\
+	static_assert(__same_type(&(caller), &(caller)) &&		\
+		      __same_type(&(callee), &(callee)), #callee)
 
 /* A way of sending a target's callers to its replacement. */
 struct vfsfast_backend {

@@ -143,6 +143,9 @@ static int vfsfast_fsnotify(__u32 mask, const void *data, int data_type,
 				     inode, cookie);
 }
 
+VFSFAST_TAIL_CALL(vfsfast_fsnotify_slow, vfsfast_stock_fsnotify);
+VFSFAST_TAIL_CALL(vfsfast_fsnotify, vfsfast_fsnotify_slow);
+
 VFSFAST_FUNCS(fsnotify, VFSFAST_FSNOTIFY_TARGETS);
 #else
 VFSFAST_NO_FUNCS(fsnotify);
@@ -175,6 +178,9 @@ static int vfsfast___fsnotify_parent(struct dentry *dentry, __u32 mask,
 	return vfsfast___fsnotify_parent_slow(dentry, mask, data, data_type);
 }
 
+
+VFSFAST_TAIL_CALL(vfsfast___fsnotify_parent_slow, vfsfast_stock___fsnotify_parent);
+VFSFAST_TAIL_CALL(vfsfast___fsnotify_parent, vfsfast___fsnotify_parent_slow);
 
 VFSFAST_FUNCS(fsnotify_parent, VFSFAST_FSNOTIFY_PARENT_TARGETS);
 #else

@@ -157,6 +157,13 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 	return vfsfast_readlink_get_link(dentry, buffer, buflen);
 }
 
+VFSFAST_TAIL_CALL(vfsfast_readlink_stock, vfsfast_stock_vfs_readlink);
+VFSFAST_TAIL_CALL(vfsfast_readlink_copy_slow, vfsfast_readlink_stock);
+VFSFAST_TAIL_CALL(vfsfast_readlink_inline, vfsfast_readlink_copy_slow);
+VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_stock);
+VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_inline);
+VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_get_link);
+
 VFSFAST_FUNCS(readlink, VFSFAST_READLINK_TARGETS);
 
 VFSFAST_OPTIMIZATION(readlink, VFSFAST_READLINK_TARGETS,

@@ -44,6 +44,12 @@ BENCHES = {
                    "sysfs and cgroupfs path walks: stat() and open/read/close of "
                    "/sys/devices/system/cpu/cpu0/topology/core_id (6 sysfs components) and "
                    "of cgroup.procs three cgroups deep, instructions per operation"),
+    "fstatat_empty": (("fstatat_empty",),
+                      "fstatat(fd, \"\", AT_EMPTY_PATH), statx(fd, \"\", AT_EMPTY_PATH) and "
+                      "the fstat system call of an open /etc/passwd, instructions per call"),
+    "access_creds": (("access_creds",),
+                     "access() of /etc/passwd (R_OK), of a missing path (ENOENT) and "
+                     "X_OK of /etc/passwd (EACCES), as root, instructions per call"),
 }
 
 
@@ -72,6 +78,12 @@ WORKLOADS = {
                    ("sysfs-read", [], ["kernfs-read"]),
                    ("cgroupfs-stat", [], ["cgroupfs-stat"]),
                    ("cgroupfs-read", [], ["cgroupfs-read"])],
+    "fstatat_empty": [("fstatat-empty", [], ["fstatat-empty"]),
+                      ("statx-empty", [], ["statx-empty"]),
+                      ("fstat", [], ["fstat"])],
+    "access_creds": [("access", [], ["access"]),
+                     ("access-missing", [], ["access-missing"]),
+                     ("access-denied", [], ["access-denied"])],
 }
 
 RC_MARK = "VFSFAST-BENCH-RC "

@@ -167,34 +167,33 @@ def make_w1(kernel, extra=""):
     return p.returncode == 0, p.stdout
 
 
-# Calls that must compile to tail calls (jmp, never call): on those paths
-# the stock code may sleep for as long as user space decides (a fanotify
-# permission event, a module going while a FUSE get_link is due), and
-# nothing of vfsfast may be left on the stack then; see opt_readlink.c and
-# opt_fsnotify.c.  {object: {function: [callees]}}.
-TAIL_CALLS = {
-    "module/opt_readlink.o": {
-        "vfsfast_readlink_stock": ["vfsfast_stock_vfs_readlink"],
-        "vfsfast_readlink_copy_slow": ["vfsfast_readlink_stock"],
-        "vfsfast_readlink_inline": ["vfsfast_readlink_copy_slow"],
-        "vfsfast_vfs_readlink": ["vfsfast_readlink_stock", "vfsfast_readlink_inline",
-                                 "vfsfast_readlink_get_link"],
-    },
-    "module/opt_fsnotify.o": {
-        "vfsfast_fsnotify_slow": ["vfsfast_stock_fsnotify"],
-        "vfsfast_fsnotify": ["vfsfast_fsnotify_slow"],
-        "vfsfast___fsnotify_parent_slow": ["vfsfast_stock___fsnotify_parent"],
-        "vfsfast___fsnotify_parent": ["vfsfast___fsnotify_parent_slow"],
-    },
-}
+# Calls that must compile to tail calls (jmp, never call), as each
+# optimization file declares them with VFSFAST_TAIL_CALL(caller, callee)
+# (include/vfsfast.h): on those paths the stock code may sleep for as long
+# as user space decides, and nothing of vfsfast may be left on the stack.
+TAIL_CALL = re.compile(r"^VFSFAST_TAIL_CALL\((\w+),\s*(\w+)\);", re.M)
+
+
+def tail_calls():
+    """{object: {function: [callees]}} from the optimization files."""
+    out = {}
+    for src in sorted(glob.glob(os.path.join(util.repo_dir(), "module/opt_*.c"))):
+        obj = "module/" + os.path.basename(src)[:-2] + ".o"
+        with open(src) as f:
+            for caller, callee in TAIL_CALL.findall(f.read()):
+                out.setdefault(obj, {}).setdefault(caller, []).append(callee)
+    return out
 
 
 def tail_call_problems(kernel):
-    """What in the last make_w1() build breaks TAIL_CALLS: a list of
-    "function: call callee" or "function: no jmp to callee"."""
+    """What in the last make_w1() build breaks tail_calls(): a list of
+    "function: call callee" or "function: no jmp to callee".  A caller
+    absent from its object is one the compat layer did not build for this
+    kernel (e.g. fsnotify_parent before 5.8's __fsnotify_parent(dentry,
+    ...), fstatat_empty where upstream has it)."""
     tree = os.path.join(kernel.chroot_dir, _tmp(kernel, "vfsfast-w1").lstrip("/"))
     problems = []
-    for obj, funcs in TAIL_CALLS.items():
+    for obj, funcs in tail_calls().items():
         p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", os.path.join(tree, obj)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         branches = {}
@@ -216,9 +215,8 @@ def tail_call_problems(kernel):
                 last[1] = m.group(1)
             last = None
         for f, callees in funcs.items():
-            if f not in branches and f.startswith("vfsfast___fsnotify_parent") and \
-                    "vfsfast___fsnotify_parent" not in p.stdout:
-                continue  # a kernel without __fsnotify_parent(dentry, ...)
+            if not re.search(rf"^[0-9a-f]+ <{f}>:$", p.stdout, re.M):
+                continue
             for c in callees:
                 kinds = {k for k, t in branches.get(f, []) if t == c}
                 if "call" in kinds:

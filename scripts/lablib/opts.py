@@ -80,6 +80,18 @@ def _kernfs_upstream(k):
     return m is not None and re.search(r"\brev;", m.group(0)) is not None
 
 
+def _fstatat_empty_upstream(k):
+    """fs.h has vfs_empty_path(): fstatat() and statx() of an empty path
+    skip the walk (6.11; fstatat alone since 6.6, with no header sign)."""
+    return re.search(r"\bvfs_empty_path\(", k.header_text("linux/fs.h")) is not None
+
+
+def _access_creds_upstream(k):
+    """capability.h has cap_isidentical(), added for faccessat()'s test of
+    whether the credential override changes anything (6.3)."""
+    return re.search(r"\bcap_isidentical\(", k.header_text("linux/capability.h")) is not None
+
+
 @dataclasses.dataclass(frozen=True)
 class Opt:
     name: str
@@ -169,6 +181,14 @@ OPTS = [
                        "kernfs_dop_revalidate", "kernfs_iop_permission", "kernfs_iop_getattr"),
         "none", "none", _never, workloads="kernfs_rcu", lacks=_kernfs_rcu_lacks,
         env="VFSFAST_EXPECT_UPSTREAM_KERNFS_RCU", env_holds="tag"),
+    Opt("fstatat_empty", ("__x64_sys_newfstatat",), "vfs_empty_path",
+        "fstatat and statx of an empty path skip the walk (vfs_empty_path)",
+        _fstatat_empty_upstream, workloads="fstatat_empty",
+        unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
+    Opt("access_creds", ("do_faccessat",), "cap_isidentical",
+        "faccessat skips the credential override when it changes nothing (cap_isidentical)",
+        _access_creds_upstream, workloads="access_creds",
+        unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
 ]
 
 BY_NAME = {o.name: o for o in OPTS}
@@ -201,7 +221,8 @@ def guest_env(k):
     """
     env = {}
     for o in OPTS:
-        env[o.env] = o.upstream(k) if o.env_holds == "tag" else o.upstream_text(k)
+        if o.env:
+            env[o.env] = o.upstream(k) if o.env_holds == "tag" else o.upstream_text(k)
         n = o.name.upper()
         env[f"VFSFAST_OPT_{n}_FUNCTIONS"] = " ".join(o.functions)
         env[f"VFSFAST_OPT_{n}_UPSTREAM"] = o.upstream(k)

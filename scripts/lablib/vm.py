@@ -41,8 +41,9 @@ BENIGN_CONSOLE = re.compile(r"RCU lockdep checking is enabled")
 GUEST_MODULES = ["virtio_pci", "virtio_blk", "loop", "crc32c_generic",
                  "crc32c_intel", "crc32c_cryptoapi", "ext4"]
 # Packed into /lab/modules but loaded only by the tests that need them
-# (t_kernfs: dummy network devices appear and vanish in sysfs).
-ONDEMAND_MODULES = ["dummy"]
+# (t_kernfs: dummy network devices appear and vanish in sysfs; t_calls:
+# overlayfs files in the differential lists).
+ONDEMAND_MODULES = ["dummy", "overlay"]
 
 CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
            "softlockup_panic=1 hung_task_panic=1 rdinit=/init "

@@ -6,6 +6,17 @@
  *        abloop sysfs-stat ITERATIONS [PATH]   stat() of a missing sysfs path
  *        abloop sysfs-read ITERATIONS [PATH]   open/read/close of a sysfs file
  *        abloop close-socket ITERATIONS NPROC  close(socket()) in NPROC processes
+ *        abloop CALL ITERATIONS [PATH]         one call of what every process
+ *                                              makes, on PATH (default /etc/passwd):
+ *          fstatat-empty   fstatat(fd, "", AT_EMPTY_PATH) of an open PATH
+ *          fstat           the fstat system call of it (glibc 2.33+ would make
+ *                          fstat() the call above)
+ *          statx-empty     statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS)
+ *          access          access(PATH, R_OK)
+ *          access-missing  access(PATH + "-missing", R_OK): ENOENT
+ *          access-denied   access(PATH, X_OK): EACCES on a file without x bits
+ *          read-file       open, read of up to 4096 bytes and close of PATH
+ *                          (default /proc/filesystems)
  *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
  *
  * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
@@ -26,6 +37,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +51,8 @@ static void print_usage(void)
 		"       abloop sysfs-stat ITERATIONS [PATH]\n"
 		"       abloop sysfs-read ITERATIONS [PATH]\n"
 		"       abloop close-socket ITERATIONS NPROC\n"
+		"       abloop fstatat-empty|fstat|statx-empty|access|access-missing|\n"
+		"              access-denied|read-file ITERATIONS [PATH]\n"
 		"       abloop time COMMAND [ARG...]\n");
 	exit(2);
 }
@@ -153,6 +167,61 @@ static int run_time(char **argv)
 	return WEXITSTATUS(status);
 }
 
+static const char * const calls[] = {
+	"fstatat-empty", "fstat", "statx-empty", "access", "access-missing",
+	"access-denied", "read-file",
+};
+
+/*
+ * One of calls[] on @path, @n times; the system calls are made directly,
+ * so that the C library of the build does not choose which one runs.
+ */
+static void call_loop(int c, const char *path, int fd, unsigned long n)
+{
+	static char buf[4096];
+	struct statx stx;
+	struct stat st;
+	unsigned long i;
+	long r = 0;
+	int want = 0;
+
+	for (i = 0; i < n; i++) {
+		switch (c) {
+		case 0:
+			r = syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH);
+			break;
+		case 1:
+			r = syscall(SYS_fstat, fd, &st);
+			break;
+		case 2:
+			r = syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
+				    STATX_BASIC_STATS, &stx);
+			break;
+		case 3:
+		case 4:
+			r = syscall(SYS_access, path, R_OK);
+			want = c == 4 ? ENOENT : 0;
+			break;
+		case 5:
+			r = syscall(SYS_access, path, X_OK);
+			want = EACCES;
+			break;
+		case 6:
+			fd = open(path, O_RDONLY);
+			r = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+			if (fd >= 0)
+				close(fd);
+			r = r < 0 ? -1 : 0;
+			break;
+		}
+		if (want ? r != -1 || errno != want : r != 0) {
+			fprintf(stderr, "abloop: %s %s: %s\n", calls[c], path,
+				r == 0 ? "succeeded" : strerror(errno));
+			exit(1);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode, *path = NULL;
@@ -228,7 +297,29 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		print_usage();
+		char missing[PATH_MAX];
+		size_t c;
+		int fd = -1;
+
+		for (c = 0; c < sizeof(calls) / sizeof(calls[0]); c++)
+			if (!strcmp(mode, calls[c]))
+				break;
+		if (c == sizeof(calls) / sizeof(calls[0]) || argc > 4)
+			print_usage();
+		path = argc == 4 ? argv[3] : c == 6 ? "/proc/filesystems" : "/etc/passwd";
+		if (c == 4) {
+			snprintf(missing, sizeof(missing), "%s-missing", path);
+			path = missing;
+		}
+		if (c <= 2) {
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				die(path);
+		}
+		call_loop(c, path, fd, WARMUP);
+		t0 = now_ns();
+		call_loop(c, path, fd, n);
+		t1 = now_ns();
 	}
 	printf("ns_per_op=%.3f ops=%lu\n", (t1 - t0) / (double)n, n * nproc);
 	return 0;

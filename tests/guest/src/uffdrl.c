@@ -2,7 +2,7 @@
 /*
  * uffdrl: a readlink() that sleeps inside the kernel until told to go on.
  *
- * usage: uffdrl PATH RELEASEFILE
+ * usage: uffdrl [--fstatat] PATH RELEASEFILE
  *
  * The buffer is a page registered with userfaultfd, so the readlink()'s
  * copy_to_user() faults and the task sleeps in the middle of
@@ -12,6 +12,10 @@
  * against a plain readlink() of PATH done at start.
  * Prints "ok <len>" and exits 0, "mismatch ..." and exits 1, or exits 2 on
  * usage error or when userfaultfd is not available.
+ *
+ * With --fstatat, the call is newfstatat(fd, "", page, AT_EMPTY_PATH) of
+ * PATH opened read-only, and the result is checked against the fstat
+ * system call of the same descriptor.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,11 +36,15 @@ static const char *path;
 static char *page;
 static long result;
 static int result_errno;
+static int stat_fd = -1;
 
 static void *reader(void *arg)
 {
 	(void)arg;
-	result = readlink(path, page, 4096);
+	if (stat_fd >= 0)
+		result = syscall(SYS_newfstatat, stat_fd, "", page, AT_EMPTY_PATH);
+	else
+		result = readlink(path, page, 4096);
 	result_errno = errno;
 	return NULL;
 }
@@ -54,16 +63,29 @@ int main(int argc, char **argv)
 	struct uffd_msg msg;
 	struct pollfd pfd;
 	char expect[4096];
-	long elen;
+	long elen, result_expect;
 	pthread_t t;
 	int uffd;
 
+	if (argc == 4 && !strcmp(argv[1], "--fstatat")) {
+		argv++;
+		argc--;
+		stat_fd = open(argv[1], O_RDONLY);
+		if (stat_fd < 0)
+			die(argv[1]);
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: uffdrl PATH RELEASEFILE\n");
+		fprintf(stderr, "usage: uffdrl [--fstatat] PATH RELEASEFILE\n");
 		return 2;
 	}
 	path = argv[1];
-	elen = readlink(path, expect, sizeof(expect));
+	if (stat_fd >= 0) {
+		elen = syscall(SYS_fstat, stat_fd, expect) ? -1 : (long)sizeof(struct stat);
+		result_expect = 0;
+	} else {
+		elen = readlink(path, expect, sizeof(expect));
+		result_expect = elen;
+	}
 	if (elen < 0)
 		die("readlink");
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -97,9 +119,9 @@ int main(int argc, char **argv)
 	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zero))
 		die("UFFDIO_ZEROPAGE");
 	pthread_join(t, NULL);
-	if (result != elen || memcmp(page, expect, elen)) {
+	if (result != result_expect || memcmp(page, expect, elen)) {
 		printf("mismatch: got %ld (errno %d), want %ld\n", result,
-		       result_errno, elen);
+		       result_errno, result_expect);
 		return 1;
 	}
 	printf("ok %ld\n", result);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fstatat_empty: fstatat(fd, "", AT_EMPTY_PATH) as fstat(fd), the gain of
+ * 6.6's "vfs: mostly undo glibc turning 'fstat()' into
+ * 'fstatat(AT_EMPTY_PATH)'" (9013c51c630a) for kernels before it.
+ *
+ * glibc 2.33 to 2.38 (Debian 12's 2.36) implement fstat() as
+ * newfstatat(fd, "", AT_EMPTY_PATH).  Stock 5.10 and 6.1 then allocate a
+ * 4 KB name buffer (zeroed: Debian has init_on_alloc), copy the empty
+ * name into it and walk it, to arrive at the file the descriptor already
+ * names.  The replacement takes over the system call itself,
+ * __x64_sys_newfstatat(): on 5.10 vfs_fstatat() is inlined into it, and
+ * the kstat it fills is copied out by cp_new_stat(), which is static.
+ *
+ * What stock does for newfstatat(dfd, name, buf, AT_EMPTY_PATH) with
+ * dfd >= 0 and a name whose first byte reads as 0 (fs/stat.c, fs/namei.c
+ * of 5.10 and 6.1): the flags pass vfs_statx()'s check; getname_flags()
+ * copies "" and accepts it (LOOKUP_EMPTY), calling audit_getname();
+ * path_init() finds the descriptor with fdget_raw() (so O_PATH files
+ * count; -EBADF if there is none), takes the file's f_path in ref-walk
+ * mode (an empty name clears LOOKUP_RCU) and marks the walk jumped;
+ * link_path_walk() and lookup_last() do nothing for an empty name, so no
+ * permission is checked, no symlink followed and no mount crossed (the
+ * fd's own path, even an O_PATH symlink's); complete_walk() calls
+ * ->d_weak_revalidate() if the dentry has one; filename_lookup() calls
+ * audit_inode(); vfs_getattr() runs with request STATX_BASIC_STATS and
+ * query flags AT_EMPTY_PATH | AT_NO_AUTOMOUNT; if it returns -ESTALE the
+ * walk is redone with LOOKUP_REVAL, which changes nothing for an empty
+ * name but the second vfs_getattr(); cp_new_stat() copies the result.
+ * The mount id and mount-root attribute vfs_statx() adds are not copied.
+ *
+ * So the replacement answers, with fget_raw(), vfs_getattr() with the
+ * same arguments (twice on -ESTALE) and cp_new_stat()'s text, exactly
+ * when nothing else of that sequence can happen, and hands every other
+ * call to the stock function: flags other than exactly AT_EMPTY_PATH; a
+ * negative dfd (AT_FDCWD stats the working directory); a first byte that
+ * cannot be read with page faults disabled (stock faults it in, or
+ * answers -EFAULT); a non-empty name; audit collecting for the task
+ * (stock records the name and a PATH item; the task's audit context only
+ * changes at its own system call entry, so the test holds for the whole
+ * call); no file at dfd (-EBADF either way, from stock); a dentry with
+ * ->d_weak_revalidate (NFS).  The name's first byte is read once, as
+ * stock reads it once: a concurrent writer sees one of the two orders.
+ *
+ * ->getattr() and the copy to user space may sleep as long as a FUSE
+ * daemon or a userfaultfd handler decides, so the fast path runs holding
+ * a module reference (vfsfast_hold()), and rmmod says EBUSY meanwhile.
+ */
+#include <linux/audit.h>
+#include <linux/dcache.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/highuid.h>
+#include <linux/kdev_t.h>
+#include <linux/stat.h>
+#include <linux/uaccess.h>
+#include <linux/uidgid.h>
+#include <asm/ptrace.h>
+
+#include "vfsfast.h"
+#include "fstatat_empty.h"
+
+#define VFSFAST_FSTATAT_EMPTY_TARGETS(T)				\
+	(T(__x64_sys_newfstatat, *(vfsfast_syscall_t *)0, 0, replace,	\
+	   vfsfast_sys_newfstatat))
+
+VFSFAST_STATS(fstatat_empty);
+
+#ifdef VFSFAST_FSTATAT_EMPTY
+VFSFAST_DECLARE_TARGETS(VFSFAST_FSTATAT_EMPTY_TARGETS);
+
+/* cp_new_stat() of fs/stat.c, the same in 5.10 and 6.1. */
+static int vfsfast_cp_new_stat(struct kstat *stat, struct stat __user *statbuf)
+{
+	struct stat tmp;
+
+	if (sizeof(tmp.st_dev) < 4 && !old_valid_dev(stat->dev))
+		return -EOVERFLOW;
+	if (sizeof(tmp.st_rdev) < 4 && !old_valid_dev(stat->rdev))
+		return -EOVERFLOW;
+	/* Stock's padding initializer, where the architecture has none. */
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.st_dev = new_encode_dev(stat->dev);
+	tmp.st_ino = stat->ino;
+	if (sizeof(tmp.st_ino) < sizeof(stat->ino) && tmp.st_ino != stat->ino)
+		return -EOVERFLOW;
+	tmp.st_mode = stat->mode;
+	tmp.st_nlink = stat->nlink;
+	if (tmp.st_nlink != stat->nlink)
+		return -EOVERFLOW;
+	SET_UID(tmp.st_uid, from_kuid_munged(current_user_ns(), stat->uid));
+	SET_GID(tmp.st_gid, from_kgid_munged(current_user_ns(), stat->gid));
+	tmp.st_rdev = new_encode_dev(stat->rdev);
+	tmp.st_size = stat->size;
+	tmp.st_atime = stat->atime.tv_sec;
+	tmp.st_mtime = stat->mtime.tv_sec;
+	tmp.st_ctime = stat->ctime.tv_sec;
+	tmp.st_atime_nsec = stat->atime.tv_nsec;
+	tmp.st_mtime_nsec = stat->mtime.tv_nsec;
+	tmp.st_ctime_nsec = stat->ctime.tv_nsec;
+	tmp.st_blocks = stat->blocks;
+	tmp.st_blksize = stat->blksize;
+	return copy_to_user(statbuf, &tmp, sizeof(tmp)) ? -EFAULT : 0;
+}
+
+/* Whether the name's first byte reads as 0 without a page fault. */
+static __always_inline bool vfsfast_empty_name(const char __user *name)
+{
+	char c;
+	int err;
+
+	pagefault_disable();
+	err = get_user(c, name);
+	pagefault_enable();
+	return !err && !c;
+}
+
+/* Not answered here: the stock system call, as a tail call. */
+static vfsfast_noipa long vfsfast_newfstatat_stock(const struct pt_regs *regs)
+{
+	vfsfast_fallback(fstatat_empty);
+	vfsfast_leave(fstatat_empty);
+	return vfsfast_stock___x64_sys_newfstatat(regs);
+}
+
+/* Entered holding the module (vfsfast_hold()). */
+static vfsfast_noipa long vfsfast_newfstatat_fd(const struct pt_regs *regs,
+						struct file *file)
+{
+	const unsigned int query = AT_EMPTY_PATH | AT_NO_AUTOMOUNT;
+	struct kstat stat;
+	int error;
+
+	error = vfs_getattr(&file->f_path, &stat, STATX_BASIC_STATS, query);
+	if (unlikely(error == -ESTALE))
+		error = vfs_getattr(&file->f_path, &stat, STATX_BASIC_STATS,
+				    query);
+	fput(file);
+	if (!error)
+		error = vfsfast_cp_new_stat(&stat,
+					    (struct stat __user *)regs->dx);
+	vfsfast_unhold();
+	vfsfast_leave(fstatat_empty);
+	return error;
+}
+
+static long vfsfast_sys_newfstatat(const struct pt_regs *regs)
+{
+	int dfd = (int)regs->di;
+	struct file *file;
+
+	vfsfast_enter(fstatat_empty);
+	if ((int)regs->r10 != AT_EMPTY_PATH || dfd < 0 ||
+	    !audit_dummy_context() ||
+	    !vfsfast_empty_name((const char __user *)regs->si))
+		return vfsfast_newfstatat_stock(regs);
+	if (unlikely(!vfsfast_hold()))
+		return vfsfast_newfstatat_stock(regs);
+	file = fget_raw(dfd);
+	if (unlikely(!file) ||
+	    unlikely(file->f_path.dentry->d_flags & DCACHE_OP_WEAK_REVALIDATE)) {
+		if (file)
+			fput(file);
+		vfsfast_unhold();
+		return vfsfast_newfstatat_stock(regs);
+	}
+	return vfsfast_newfstatat_fd(regs, file);
+}
+
+VFSFAST_TAIL_CALL(vfsfast_newfstatat_stock, vfsfast_stock___x64_sys_newfstatat);
+VFSFAST_TAIL_CALL(vfsfast_sys_newfstatat, vfsfast_newfstatat_stock);
+
+VFSFAST_FUNCS(fstatat_empty, VFSFAST_FSTATAT_EMPTY_TARGETS);
+#else
+VFSFAST_NO_FUNCS(fstatat_empty);
+#endif
+
+VFSFAST_OPTIMIZATION(fstatat_empty, VFSFAST_FSTATAT_EMPTY_TARGETS,
+		     VFSFAST_UPSTREAM_FSTATAT_EMPTY_INFO, auto,
+	.upstream = VFSFAST_UPSTREAM_FSTATAT_EMPTY,
+	.lacks = VFSFAST_NO_FSTATAT_EMPTY,
+);

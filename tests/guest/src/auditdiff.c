@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * auditdiff: the audit records of the same calls, knob off and on.
+ *
+ * usage: auditdiff KNOBFILE FILE...
+ *
+ * Takes the audit daemon's place on the audit netlink socket (no auditd
+ * runs in the lab's guests), enables audit, and adds one rule: every
+ * newfstatat, statx, access, faccessat and faccessat2 of its child's
+ * process.  The child, forked after audit is enabled so that it has an
+ * audit context, makes the same calls twice, the knob at 0 then at 1:
+ * newfstatat(fd, "", AT_EMPTY_PATH), statx(fd, "", AT_EMPTY_PATH) and
+ * access() of each FILE (and of a missing name).  The parent collects
+ * every record of every event, drops the "audit(time:serial): " stamp,
+ * and compares the two halves record by record.  The rule is deleted and
+ * audit disabled again before exit.
+ *
+ * Output: one line per differing record, then
+ *   auditdiff: events=E records=R path_records=P mismatches=M
+ * (per pass).  Exit 0 iff M == 0 and every pass has the same records, 1
+ * otherwise, 2 on usage error or when audit is not available.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef AUDIT_ARCH_X86_64
+#define AUDIT_ARCH_X86_64	0xc000003e
+#endif
+
+static int nl;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "auditdiff: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* Sends one request and waits for its acknowledgement. */
+static void request(int type, const void *data, size_t len)
+{
+	struct {
+		struct nlmsghdr h;
+		char data[8192];
+	} m;
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	char buf[8192];
+	struct nlmsghdr *r;
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.h.nlmsg_len = NLMSG_LENGTH(len);
+	m.h.nlmsg_type = type;
+	m.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.h.nlmsg_seq = type;
+	memcpy(m.data, data, len);
+	if (sendto(nl, &m, m.h.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		die("sendto");
+	for (;;) {
+		n = recv(nl, buf, sizeof(buf), 0);
+		if (n < 0)
+			die("recv");
+		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, (size_t)n); r = NLMSG_NEXT(r, n)) {
+			if (r->nlmsg_type == NLMSG_ERROR && r->nlmsg_seq == (unsigned int)type) {
+				struct nlmsgerr *e = NLMSG_DATA(r);
+
+				if (e->error) {
+					errno = -e->error;
+					die("audit request");
+				}
+				return;
+			}
+		}
+	}
+}
+
+static struct audit_rule_data *rule(size_t *len)
+{
+	static const int calls[] = {
+		SYS_newfstatat, SYS_statx, SYS_access, SYS_faccessat, SYS_faccessat2,
+	};
+	struct audit_rule_data *r;
+	size_t i;
+
+	*len = sizeof(*r);
+	r = calloc(1, *len);
+	if (!r)
+		die("calloc");
+	r->flags = AUDIT_FILTER_EXIT;
+	r->action = AUDIT_ALWAYS;
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		r->mask[AUDIT_WORD(calls[i])] |= AUDIT_BIT(calls[i]);
+	r->field_count = 2;
+	r->fields[0] = AUDIT_ARCH;
+	r->fieldflags[0] = AUDIT_EQUAL;
+	r->values[0] = AUDIT_ARCH_X86_64;
+	r->fields[1] = AUDIT_PPID;
+	r->fieldflags[1] = AUDIT_EQUAL;
+	r->values[1] = getpid();
+	return r;
+}
+
+static void set_status(int enabled, int pid)
+{
+	struct audit_status s;
+
+	memset(&s, 0, sizeof(s));
+	s.mask = AUDIT_STATUS_ENABLED | AUDIT_STATUS_PID | AUDIT_STATUS_BACKLOG_LIMIT;
+	s.enabled = enabled;
+	s.pid = pid;
+	s.backlog_limit = 65536;
+	request(AUDIT_SET, &s, sizeof(s));
+}
+
+static void child(const char *knob, char **files, int nfiles)
+{
+	char buf[4096];
+	int kfd, pass, i, fd;
+
+	kfd = open(knob, O_WRONLY);
+	if (kfd < 0)
+		_exit(3);
+	for (pass = 0; pass < 2; pass++) {
+		if (pwrite(kfd, pass ? "1" : "0", 1, 0) != 1)
+			_exit(3);
+		for (i = 0; i < nfiles; i++) {
+			fd = open(files[i], O_RDONLY | O_NONBLOCK);
+			if (fd < 0)
+				fd = open(files[i], O_PATH);
+			syscall(SYS_newfstatat, fd, "", buf, AT_EMPTY_PATH);
+			syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x7ff, buf);
+			syscall(SYS_access, files[i], R_OK);
+			syscall(SYS_faccessat, AT_FDCWD, files[i], W_OK);
+			syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
+			close(fd);
+		}
+		syscall(SYS_access, "/nonexistent/auditdiff", F_OK);
+	}
+	pwrite(kfd, "0", 1, 0);
+	_exit(0);
+}
+
+static char **recs;
+static int nrecs;
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
+	struct audit_rule_data *r;
+	int status, i, half, mismatches = 0, paths = 0, events = 0;
+	char buf[16384];
+	struct pollfd pfd;
+	size_t rlen;
+	pid_t pid;
+	ssize_t n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: auditdiff KNOBFILE FILE...\n");
+		return 2;
+	}
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (nl < 0 || bind(nl, (struct sockaddr *)&me, sizeof(me)))
+		die("audit netlink socket");
+	set_status(1, getpid());
+	r = rule(&rlen);
+	request(AUDIT_ADD_RULE, r, rlen);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		child(argv[1], argv + 2, argc - 2);
+	pfd.fd = nl;
+	pfd.events = POLLIN;
+	/* Records arrive until the child has exited and kauditd is drained. */
+	for (;;) {
+		int done = waitpid(pid, &status, WNOHANG) == pid;
+
+		if (poll(&pfd, 1, done ? 1000 : 200) <= 0) {
+			if (done)
+				break;
+			continue;
+		}
+		n = recv(nl, buf, sizeof(buf) - 1, 0);
+		if (n < (ssize_t)NLMSG_HDRLEN)
+			continue;
+		{
+			struct nlmsghdr *h = (struct nlmsghdr *)buf;
+			char *text = NLMSG_DATA(h), *p;
+			size_t tl = h->nlmsg_len - NLMSG_HDRLEN;
+
+			if (h->nlmsg_type < AUDIT_FIRST_USER_MSG || h->nlmsg_type == AUDIT_EOE)
+				continue;
+			if (tl > (size_t)n - NLMSG_HDRLEN)
+				tl = n - NLMSG_HDRLEN;
+			text[tl] = 0;
+			p = strstr(text, "): ");
+			p = p ? p + 3 : text;
+			if (h->nlmsg_type == AUDIT_SYSCALL)
+				events++;
+			if (h->nlmsg_type == AUDIT_PATH)
+				paths++;
+			recs = realloc(recs, (nrecs + 1) * sizeof(*recs));
+			if (!recs || asprintf(&recs[nrecs], "%d %s", h->nlmsg_type, p) < 0)
+				die("realloc");
+			nrecs++;
+		}
+	}
+	request(AUDIT_DEL_RULE, r, rlen);
+	set_status(0, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "auditdiff: the child failed\n");
+		return 2;
+	}
+	half = nrecs / 2;
+	if (nrecs % 2 || !half) {
+		printf("auditdiff: the passes differ in length: %d records\n", nrecs);
+		mismatches++;
+	} else {
+		for (i = 0; i < half; i++) {
+			if (strcmp(recs[i], recs[half + i])) {
+				printf("MISMATCH A: %.300s\n         B: %.300s\n", recs[i],
+				       recs[half + i]);
+				mismatches++;
+			}
+		}
+	}
+	printf("auditdiff: events=%d records=%d path_records=%d mismatches=%d\n",
+	       events / 2, half, paths / 2, mismatches);
+	return mismatches ? 1 : 0;
+}

@@ -1,0 +1,195 @@
+# fstatat_empty and access_creds, the calls every process makes: status
+# everywhere; where the kernel lacks them upstream, differential tests
+# knob off vs on (scdiff: every flag, mode, descriptor kind, bad pointer
+# and credential state, on tmpfs, ext4, overlayfs, procfs, sysfs and
+# devtmpfs), the allocations each removes counted by kprobe events, and
+# an unload while a fast path sleeps in a user-space page fault.
+
+. /lab/lib.sh; in_group t_calls || return 0
+
+T=/sys/kernel/tracing
+load_vfsfast enable=none
+
+# On: the knobs the kernel lacks upstream; the others say why not.
+ON=
+for o in fstatat_empty access_creds; do
+	st=$(oneline "$(cat $VF/$o/status)")
+	if [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
+		t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
+			[ "$(head -n 1 $VF/$o/status)" = off ]
+		ON="$ON $o"
+	else
+		t_checkv "$o: unsupported where the kernel has it upstream, saying so" "$st" \
+			grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
+		t_check "$o: enable refused where the kernel has it upstream" \
+			sh -c "! echo 1 >$VF/$o/enabled 2>/dev/null"
+	fi
+done
+if [ -z "$ON" ]; then
+	unload_vfsfast
+	return 0 2>/dev/null || exit 0
+fi
+
+# The files: tmpfs with every permission and owner the checks tell apart,
+# the read-only ext4 image, an overlay of tmpfs on ext4, procfs, sysfs,
+# devtmpfs.
+S=/tmp/sc
+rm -rf $S && mkdir -p $S/d $S/d700
+for m in 000 400 600 644 700 755 4755 111; do
+	: >$S/f$m && chmod $m $S/f$m
+	: >$S/u$m && chmod $m $S/u$m && chown 1000:1000 $S/u$m
+done
+chmod 700 $S/d700 && : >$S/d700/inner
+ln -s f644 $S/link && ln -s nowhere $S/dangling && mkfifo $S/fifo
+ls -d $S/* $S/d700/inner >/tmp/sc.list
+head -n 12 /lab/ext4.list >>/tmp/sc.list
+ovl=no
+if grep -q overlay /proc/filesystems || insmod /lab/modules/overlay.ko 2>/dev/null; then
+	mkdir -p /tmp/ovl/u /tmp/ovl/w /tmp/ovl/m
+	: >/tmp/ovl/u/upper && chmod 640 /tmp/ovl/u/upper
+	lower=$(dirname "$(head -n 1 /lab/ext4.list)")
+	if mount -t overlay -o lowerdir=$lower,upperdir=/tmp/ovl/u,workdir=/tmp/ovl/w none /tmp/ovl/m; then
+		ls -d /tmp/ovl/m/* | head -n 8 >>/tmp/sc.list
+		ovl=yes
+	fi
+fi
+note "calls: overlayfs in the lists: $ovl"
+printf '%s\n' /proc/self/status /proc/1/status /proc/self/fd /proc/self/exe \
+	/proc/sys/kernel/hostname /proc/filesystems /proc/1/mem \
+	/sys/devices/system/cpu/cpu0/topology/core_id /sys/kernel/mm \
+	/sys/kernel/vfsfast/fstatat_empty/enabled /dev/null /dev/vda /tmp >>/tmp/sc.list
+t_check "calls: the lists name an overlayfs file where the kernel has overlayfs" \
+	[ $ovl = yes -o ! -f /lab/modules/overlay.ko ]
+
+# A setuid-root copy, for the credentials a setuid program runs with.
+cp /lab/bin/scdiff $S/scdiff-suid && chmod 4755 $S/scdiff-suid
+
+diff_one() { # knob, mode, state: runs scdiff, one result
+	h0=$(stat_of $1 hits)
+	f0=$(stat_of $1 fallbacks)
+	case $3 in
+	setuid) out=$(/lab/bin/runas 1000 $S/scdiff-suid -k $VF/$1/enabled -s none $2 /tmp/sc.list 2>&1) ;;
+	*) out=$(scdiff -k $VF/$1/enabled -s $3 $2 /tmp/sc.list 2>&1) ;;
+	esac
+	rc=$?
+	dh=$(($(stat_of $1 hits) - h0))
+	df=$(($(stat_of $1 fallbacks) - f0))
+	note "$1 $3: $(echo "$out" | tail -n 1) hits+$dh fallbacks+$df"
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "mismatches=0"; then
+		t_ok "$1: differential $2 as $3: knob off vs on equal"
+	else
+		t_fail "$1: differential $2 as $3: knob off vs on equal" \
+			"$(echo "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# Every credential state on the kernel's first backend (every backend in
+# the full profile), two of them on the others.
+keep="root user userns capdrop-all nnp keepcaps" change="fsuid capdrop setuid" sts="root user"
+per_backend VFSFAST_TREE_DIFFS || { keep=root change=setuid sts=root; }
+
+case " $ON " in
+*" fstatat_empty "*)
+	for st in $sts; do
+		diff_one fstatat_empty stat $st
+		t_checkv "fstatat_empty: the fast path answered ($st)" "hits+$dh" [ $dh -gt 0 ]
+	done
+	;;
+esac
+
+case " $ON " in
+*" access_creds "*)
+	# Where the override changes nothing, the fast path answers; where it
+	# changes something, every call goes to stock unchanged.
+	for st in $keep; do
+		diff_one access_creds access $st
+		t_checkv "access_creds: the override skipped as $st (it would change nothing)" \
+			"hits+$dh fallbacks+$df" [ $dh -gt 0 -a $df -eq 0 ]
+	done
+	for st in $change; do
+		diff_one access_creds access $st
+		t_checkv "access_creds: the override kept as $st (it changes the credentials)" \
+			"hits+$dh fallbacks+$df" [ $dh -eq 0 -a $df -gt 0 ]
+	done
+	;;
+esac
+
+# With audit collecting for the task, stock records the empty name and a
+# PATH item for it: the fast paths hand back, and the records are stock's.
+for o in $ON; do
+	h0=$(stat_of $o hits)
+	f0=$(stat_of $o fallbacks)
+	out=$(auditdiff $VF/$o/enabled $(head -n 6 /tmp/sc.list) /proc/self/status /dev/null 2>&1)
+	rc=$?
+	dh=$(($(stat_of $o hits) - h0))
+	df=$(($(stat_of $o fallbacks) - f0))
+	ok=no
+	[ $rc -eq 0 ] && echo "$out" | grep -q 'path_records=[1-9]' && ok=yes
+	t_checkv "$o: audit records knob off vs on equal, with PATH items" \
+		"$(echo "$out" | tail -n 3 | tr '\n' ' ') hits+$dh fallbacks+$df" [ $ok = yes ]
+	case $o in
+	fstatat_empty)
+		t_checkv "$o: audit collecting: every call handed to stock" "hits+$dh fallbacks+$df" \
+			[ $dh -eq 0 -a $df -gt 0 ] ;;
+	esac
+done
+
+# Allocations counted by kprobe events on the calls 100 operations make
+# (after abloop's 1,000 warm-up calls and its exec): off, one per call;
+# on, none.  count FUNCTION KNOB VALUE ABLOOP-MODE
+count() {
+	echo "p:kprobes/vfcall $1" >>$T/kprobe_events || return 1
+	echo 'comm == "abloop"' >$T/events/kprobes/vfcall/filter
+	set_knob $2 $3
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vfcall/enable
+	abloop $4 100 >/dev/null
+	echo 0 >$T/events/kprobes/vfcall/enable
+	set_knob $2 0
+	grep -c ' vfcall:' $T/trace
+	echo "-:kprobes/vfcall" >>$T/kprobe_events
+}
+echo 1 >$T/tracing_on
+case " $ON " in
+*" fstatat_empty "*)
+	off=$(count getname_flags fstatat_empty 0 fstatat-empty)
+	on=$(count getname_flags fstatat_empty 1 fstatat-empty)
+	t_checkv "fstatat_empty: no name buffer per fstatat(fd, \"\") (getname_flags: stock one per call)" \
+		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
+	;;
+esac
+case " $ON " in
+*" access_creds "*)
+	off=$(count prepare_creds access_creds 0 access)
+	on=$(count prepare_creds access_creds 1 access)
+	t_checkv "access_creds: no credential copy per access() (prepare_creds: stock one per call)" \
+		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
+	;;
+esac
+
+# fstatat_empty's fast path may sleep in ->getattr() or in its copy to
+# user space, so it holds the module: rmmod is refused while it sleeps in
+# a userfaultfd page, and the call completes with stock's answer.
+case " $ON " in
+*" fstatat_empty "*)
+	set_knob fstatat_empty 1
+	rm -f /tmp/uffd.go
+	uffdrl --fstatat /etc/passwd /tmp/uffd.go >/tmp/uffd.out 2>&1 &
+	up=$!
+	i=0
+	while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	if rmmod vfsfast 2>/tmp/rmmod.err; then refused=no; else refused=yes; fi
+	touch /tmp/uffd.go
+	wait $up
+	urc=$?
+	t_checkv "fstatat_empty: rmmod refused while the fast path sleeps in a page fault" \
+		"$(cat /tmp/uffd.out /tmp/rmmod.err | tr '\n' ' ')" [ $refused = yes ]
+	t_checkv "fstatat_empty: the sleeping call completes with stock's answer" \
+		"$(cat /tmp/uffd.out | tr '\n' ' ')" [ $urc -eq 0 ]
+	grep -q '^vfsfast ' /proc/modules && set_knob fstatat_empty 0
+	;;
+esac
+
+grep -q '^vfsfast ' /proc/modules && unload_vfsfast
+t_check "calls: module unloaded" sh -c "! grep -q '^vfsfast ' /proc/modules"
+umount /tmp/ovl/m 2>/dev/null
