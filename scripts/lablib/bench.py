@@ -50,6 +50,8 @@ BENCHES = {
     "access_creds": (("access_creds",),
                      "access() of /etc/passwd (R_OK), of a missing path (ENOENT) and "
                      "X_OK of /etc/passwd (EACCES), as root, instructions per call"),
+    "proc_filesystems": (("proc_filesystems",),
+                         "open, read and close of /proc/filesystems, instructions per read"),
 }
 
 
@@ -84,6 +86,7 @@ WORKLOADS = {
     "access_creds": [("access", [], ["access"]),
                      ("access-missing", [], ["access-missing"]),
                      ("access-denied", [], ["access-denied"])],
+    "proc_filesystems": [("read", [], ["read-file"])],
 }
 
 RC_MARK = "VFSFAST-BENCH-RC "

@@ -310,7 +310,8 @@ def make_install(kernel):
 # tests/modules: an IPMODIFY holder of vfs_readlink, a real livepatch and
 # its cumulative successor, the kernfs task parker; and vfsfast built with
 # fault injection.
-TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast-fi"]
+TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast_testfs",
+                "vfsfast-fi"]
 
 
 def test_modules(kernel):

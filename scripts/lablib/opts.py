@@ -92,6 +92,13 @@ def _access_creds_upstream(k):
     return re.search(r"\bcap_isidentical\(", k.header_text("linux/capability.h")) is not None
 
 
+def _proc_filesystems_upstream(k):
+    """fs.h's struct file_system_type keeps the types on an hlist (list),
+    as the 7.x "revamp fs/filesystems.c" series made it."""
+    m = re.search(r"struct file_system_type \{.*?\n\};", k.header_text("linux/fs.h"), re.S)
+    return m is not None and re.search(r"struct hlist_node\s+list;", m.group(0)) is not None
+
+
 @dataclasses.dataclass(frozen=True)
 class Opt:
     name: str
@@ -189,6 +196,11 @@ OPTS = [
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
+    Opt("proc_filesystems", ("register_filesystem", "unregister_filesystem",
+                             "filesystems_proc_show"), "file_system_type.list",
+        "/proc/filesystems kept as text (file_system_type.list)",
+        _proc_filesystems_upstream, workloads="proc_filesystems",
+        unsupported="the kernel has it upstream (file_system_type.list, 7.x): nothing to replace"),
 ]
 
 BY_NAME = {o.name: o for o in OPTS}

@@ -1,9 +1,13 @@
-# fstatat_empty and access_creds, the calls every process makes: status
-# everywhere; where the kernel lacks them upstream, differential tests
-# knob off vs on (scdiff: every flag, mode, descriptor kind, bad pointer
-# and credential state, on tmpfs, ext4, overlayfs, procfs, sysfs and
-# devtmpfs), the allocations each removes counted by kprobe events, and
-# an unload while a fast path sleeps in a user-space page fault.
+# fstatat_empty, access_creds and proc_filesystems, the calls every
+# process makes: status everywhere; where the kernel lacks them upstream,
+# differential tests knob off vs on (scdiff: every flag, mode, descriptor
+# kind, bad pointer and credential state, on tmpfs, ext4, overlayfs,
+# procfs, sysfs and devtmpfs; /proc/filesystems at every offset and read
+# size, across filesystem registrations, and under registration churn),
+# the allocations each removes counted by kprobe events, audit records
+# compared, an unload while a fast path sleeps in a user-space page
+# fault, and a filesystem unregistered while a reader is parked between
+# making the text and keeping it (the fault-injection build).
 
 . /lab/lib.sh; in_group t_calls || return 0
 
@@ -12,7 +16,7 @@ load_vfsfast enable=none
 
 # On: the knobs the kernel lacks upstream; the others say why not.
 ON=
-for o in fstatat_empty access_creds; do
+for o in fstatat_empty access_creds proc_filesystems; do
 	st=$(oneline "$(cat $VF/$o/status)")
 	if [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
 		t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
@@ -189,7 +193,103 @@ case " $ON " in
 	grep -q '^vfsfast ' /proc/modules && set_knob fstatat_empty 0
 	;;
 esac
+grep -q '^vfsfast ' /proc/modules || load_vfsfast enable=none
+
+# /proc/filesystems: every read size and offset, knob off, then on twice
+# (a miss that keeps the text, then a hit), with and without the test
+# filesystems registered; then reads under registration churn, each of
+# which must be one of the lists the churn passes through.
+fs_reads() { # prints a checksum per read size and offset
+	for bs in 1 7 100 4096; do
+		for skip in 0 1 3 50; do
+			printf '%s %s %s\n' $bs $skip \
+				"$(dd if=/proc/filesystems bs=$bs skip=$skip 2>/dev/null | cksum)"
+		done
+	done
+}
+case " $ON " in
+*" proc_filesystems "*)
+	for reg in before registered unregistered; do
+		[ $reg = registered ] && insmod /lab/vfsfast_testfs.ko
+		[ $reg = unregistered ] && rmmod vfsfast_testfs
+		set_knob proc_filesystems 0
+		fs_reads >/tmp/fs.off
+		set_knob proc_filesystems 1
+		h0=$(stat_of proc_filesystems hits)
+		fs_reads >/tmp/fs.on1
+		fs_reads >/tmp/fs.on2
+		dh=$(($(stat_of proc_filesystems hits) - h0))
+		set_knob proc_filesystems 0
+		t_checkv "proc_filesystems: every read size and offset equal knob off vs on ($reg the test filesystems)" \
+			"hits+$dh $(diff /tmp/fs.off /tmp/fs.on1 | head -n 2 | tr '\n' ' ')" \
+			cmp -s /tmp/fs.off /tmp/fs.on1
+		t_checkv "proc_filesystems: the kept text served again, equal ($reg the test filesystems)" \
+			"hits+$dh" sh -c "[ $dh -gt 0 ] && cmp -s /tmp/fs.off /tmp/fs.on2"
+		[ $reg = registered ] && t_check "proc_filesystems: the test filesystems listed, both kinds" \
+			grep -q '^nodev	vfsfasttestfs$' /proc/filesystems
+		[ $reg = registered ] && t_check "proc_filesystems: a FS_REQUIRES_DEV type listed without nodev" \
+			grep -q '^	vfsfasttestfsblk$' /proc/filesystems
+	done
+	cat /proc/filesystems >/tmp/fs.base
+	{ cat /tmp/fs.base; printf 'nodev\tvfsfasttestfs\n'; } >/tmp/fs.one
+	{ cat /tmp/fs.one; printf '\tvfsfasttestfsblk\n'; } >/tmp/fs.two
+	set_knob proc_filesystems 1
+	( i=0; while [ $i -lt 30 ]; do insmod /lab/vfsfast_testfs.ko; rmmod vfsfast_testfs; i=$((i + 1)); done ) &
+	churn=$!
+	bad=0 n=0
+	while kill -0 $churn 2>/dev/null; do
+		cat /proc/filesystems >/tmp/fs.now
+		n=$((n + 1))
+		cmp -s /tmp/fs.now /tmp/fs.base || cmp -s /tmp/fs.now /tmp/fs.one ||
+			cmp -s /tmp/fs.now /tmp/fs.two || bad=$((bad + 1))
+	done
+	wait $churn
+	cat /proc/filesystems >/tmp/fs.after
+	set_knob proc_filesystems 0
+	t_checkv "proc_filesystems: reads under registration churn each one of its lists" \
+		"$n reads, $bad other" [ $bad -eq 0 -a $n -gt 0 ]
+	t_check "proc_filesystems: after the churn, the text is stock's" cmp -s /tmp/fs.after /tmp/fs.base
+	;;
+esac
 
 grep -q '^vfsfast ' /proc/modules && unload_vfsfast
 t_check "calls: module unloaded" sh -c "! grep -q '^vfsfast ' /proc/modules"
+
+# A filesystem unregistered while a reader is parked after the stock show
+# made its text and before the text is checked and kept (fault-injection
+# build): the guard (the text tagged with the generation read before it
+# was made) must keep the stale text from being served; with fi_late_tag,
+# the mistake it prevents, it is served, so the test can fail.
+case " $ON " in
+*" proc_filesystems "*)
+	P=/sys/module/vfsfast/parameters
+	cp /lab/bin/abloop /tmp/fsrace
+	for late in 0 1; do
+		insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+		insmod /lab/vfsfast_testfs.ko
+		echo $late >$P/fi_late_tag
+		echo fsrace >$P/fi_park_show
+		set_knob proc_filesystems 1
+		/tmp/fsrace read-file 1 >/dev/null &
+		r=$!
+		i=0
+		while [ "$(cat $P/fi_parked)" = 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		parked=$(cat $P/fi_parked)
+		rmmod vfsfast_testfs
+		echo >$P/fi_park_show
+		wait $r
+		served=$(grep -c vfsfasttestfs /proc/filesystems)
+		set_knob proc_filesystems 0
+		stock=$(grep -c vfsfasttestfs /proc/filesystems)
+		if [ $late = 0 ]; then
+			t_checkv "proc_filesystems: a filesystem unregistered while the text is made is never served" \
+				"parked $parked, served $served, stock $stock" [ "$parked" -ge 1 -a $served = 0 -a $stock = 0 ]
+		else
+			t_checkv "proc_filesystems: the forced interleaving catches a late tag (fi_late_tag serves the stale text)" \
+				"parked $parked, served $served, stock $stock" [ "$parked" -ge 1 -a $served -gt 0 -a $stock = 0 ]
+		fi
+		unload_vfsfast
+	done
+	;;
+esac
 umount /tmp/ovl/m 2>/dev/null
