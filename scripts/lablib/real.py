@@ -42,6 +42,13 @@ PROGRAMS = [
      "directories of 20 files; tmpfs)", f"find -L {FARM}/tree", 4),
     ("realpath", f"`realpath -e` of a chain of {CHAIN_LINKS} absolute links, "
      "each 12 directories deep (tmpfs)", f"realpath -e {CHAIN}/l{CHAIN_LINKS}", 20),
+    # The short programs shell scripts and build systems run thousands of
+    # times: fork and exec included, most of what they cost is the C
+    # library's start (fstat, access, /proc/filesystems for libselinux).
+    ("id", "`id`", "id", 20),
+    ("cat", "`cat` of a small file (/etc/debian_version)", "cat /etc/debian_version", 20),
+    ("sed", "`sed -n 1p /etc/passwd`", "sed -n 1p /etc/passwd", 20),
+    ("date", "`date`", "date", 20),
 ]
 
 ROOT = "/real"

@@ -1,6 +1,9 @@
 # External validators: Debian's stress-ng (the release's own build) runs
 # its inotify, fanotify, dnotify, symlink (with --verify: it checks what
-# readlink() returns), sysfs, dentry and pipe stressors while every knob
+# readlink() returns), sysfs, dentry, pipe, fstat and access (which checks
+# what access() and faccessat() answer for each mode it sets) stressors,
+# with the release's C library (bookworm's makes fstat() an
+# fstatat(fd, "")), while every knob
 # (readlink, and the fsnotify ones, whose events the inotify, fanotify and
 # dnotify stressors check) flips on and off as fast as it can and the
 # checker runs.  Every stressor must pass (stress-ng exits 0), results
@@ -35,7 +38,7 @@ rm -f /tmp/stop_flip /tmp/flips
 ) &
 flipper=$!
 mkdir -p /tmp/stress
-for s in inotify fanotify dnotify symlink sysfs dentry pipe; do
+for s in inotify fanotify dnotify symlink sysfs dentry pipe fstat access; do
 	out=$(cd /tmp/stress && stress-ng --$s 2 --timeout "${VFSFAST_STRESS_S:-10}" \
 		--verify --temp-path /tmp/stress 2>&1)
 	rc=$?
