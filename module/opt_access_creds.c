@@ -38,11 +38,14 @@
  * do not look at the lookup, and no LSM of these kernels compares
  * credential pointers there.  What the copy alone changes, its reference
  * counts, its non_rcu flag and the allocation that may fail with
- * -ENOMEM, is not visible in the result.  A setuid program has fsuid !=
- * uid, a process in a user namespace is judged by that namespace's root,
- * no_new_privs is not a credential, and capabilities dropped with
- * capset() make the effective set differ from the permitted one: each
- * of these keeps the override.
+ * -ENOMEM, is not visible in the result; nor are the calls the copy makes
+ * (prepare_creds() and the LSMs' cred_prepare hooks), except to a tracer
+ * of them, or to a BPF LSM program on cred_prepare, which could fail the
+ * stock call with -ENOMEM.  Upstream accepted the same.  A setuid
+ * program has fsuid != uid, a process in a user namespace is judged by
+ * that namespace's root, no_new_privs is not a credential, and
+ * capabilities dropped with capset() make the effective set differ from
+ * the permitted one: each of these keeps the override.
  *
  * The credentials cannot change under the test: only the task itself
  * replaces its subjective credentials, and it is here.  The replacement

@@ -47,6 +47,7 @@
  * a module reference (vfsfast_hold()), and rmmod says EBUSY meanwhile.
  */
 #include <linux/audit.h>
+#include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>

@@ -79,7 +79,8 @@ static atomic_long_t vfsfast_fs_gen = ATOMIC_LONG_INIT(0);
 
 /* The kept text, its tag and length; written under vfsfast_fs_lock. */
 static DEFINE_SPINLOCK(vfsfast_fs_lock);
-static seqcount_t vfsfast_fs_seq = SEQCNT_ZERO(vfsfast_fs_seq);
+static seqcount_spinlock_t vfsfast_fs_seq =
+	SEQCNT_SPINLOCK_ZERO(vfsfast_fs_seq, &vfsfast_fs_lock);
 static char vfsfast_fs_text[PAGE_SIZE];
 static size_t vfsfast_fs_len;
 static long vfsfast_fs_tag = -1;
@@ -188,8 +189,8 @@ static void vfsfast_fs_keep(const char *text, size_t len, long gen)
 		return;
 	write_seqcount_begin(&vfsfast_fs_seq);
 	memcpy(vfsfast_fs_text, text, len);
-	vfsfast_fs_len = len;
-	vfsfast_fs_tag = gen;
+	WRITE_ONCE(vfsfast_fs_len, len);
+	WRITE_ONCE(vfsfast_fs_tag, gen);
 	write_seqcount_end(&vfsfast_fs_seq);
 	spin_unlock(&vfsfast_fs_lock);
 }
