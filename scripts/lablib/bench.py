@@ -46,10 +46,10 @@ BENCHES = {
                    "of cgroup.procs three cgroups deep, instructions per operation"),
     "fstatat_empty": (("fstatat_empty",),
                       "fstatat(fd, \"\", AT_EMPTY_PATH), statx(fd, \"\", AT_EMPTY_PATH) and "
-                      "the fstat system call of an open /etc/passwd, instructions per call"),
+                      "the fstat system call of an open file on tmpfs, instructions per call"),
     "access_creds": (("access_creds",),
-                     "access() of /etc/passwd (R_OK), of a missing path (ENOENT) and "
-                     "X_OK of /etc/passwd (EACCES), as root, instructions per call"),
+                     "access() of a file on tmpfs (R_OK), of a missing name beside it "
+                     "(ENOENT) and X_OK of the file (EACCES), as root, instructions per call"),
     "proc_filesystems": (("proc_filesystems",),
                          "open, read and close of /proc/filesystems, instructions per read"),
 }
@@ -80,12 +80,12 @@ WORKLOADS = {
                    ("sysfs-read", [], ["kernfs-read"]),
                    ("cgroupfs-stat", [], ["cgroupfs-stat"]),
                    ("cgroupfs-read", [], ["cgroupfs-read"])],
-    "fstatat_empty": [("fstatat-empty", [], ["fstatat-empty"]),
-                      ("statx-empty", [], ["statx-empty"]),
-                      ("fstat", [], ["fstat"])],
-    "access_creds": [("access", [], ["access"]),
-                     ("access-missing", [], ["access-missing"]),
-                     ("access-denied", [], ["access-denied"])],
+    "fstatat_empty": [("fstatat-empty", ["--root-dir", "/tmp"], ["fstatat-empty"]),
+                      ("statx-empty", ["--root-dir", "/tmp"], ["statx-empty"]),
+                      ("fstat", ["--root-dir", "/tmp"], ["fstat"])],
+    "access_creds": [("access", ["--root-dir", "/tmp"], ["access"]),
+                     ("access-missing", ["--root-dir", "/tmp"], ["access-missing"]),
+                     ("access-denied", ["--root-dir", "/tmp"], ["access-denied"])],
     "proc_filesystems": [("read", [], ["read-file"])],
 }
 

@@ -121,9 +121,10 @@ esac
 # With audit collecting for the task, stock records the empty name and a
 # PATH item for it: the fast paths hand back, and the records are stock's.
 for o in $ON; do
+	[ $o = proc_filesystems ] && continue
 	h0=$(stat_of $o hits)
 	f0=$(stat_of $o fallbacks)
-	out=$(auditdiff $VF/$o/enabled $(head -n 6 /tmp/sc.list) /proc/self/status /dev/null 2>&1)
+	out=$(auditdiff $VF/$o/enabled $(head -n 6 /tmp/sc.list) /proc/filesystems /dev/null 2>&1)
 	rc=$?
 	dh=$(($(stat_of $o hits) - h0))
 	df=$(($(stat_of $o fallbacks) - f0))
@@ -138,34 +139,44 @@ for o in $ON; do
 	esac
 done
 
-# Allocations counted by kprobe events on the calls 100 operations make
-# (after abloop's 1,000 warm-up calls and its exec): off, one per call;
-# on, none.  count FUNCTION KNOB VALUE ABLOOP-MODE
+# Allocations counted by kprobe events during 100 operations (after
+# abloop's 1,000 warm-up calls and its exec): off, one per call; on, none.
+# count KNOB VALUE ABLOOP-MODE PROBE [ARGS...]: the events, or with an
+# argument cache= and names=, the allocations from names_cachep (the
+# name buffers getname() takes) among them.
 count() {
-	echo "p:kprobes/vfcall $1" >>$T/kprobe_events || return 1
+	kn=$1 val=$2 mode=$3
+	shift 3
+	echo "p:kprobes/vfcall $*" >>$T/kprobe_events || return 1
 	echo 'comm == "abloop"' >$T/events/kprobes/vfcall/filter
-	set_knob $2 $3
+	set_knob $kn $val
 	echo >$T/trace
 	echo 1 >$T/events/kprobes/vfcall/enable
-	abloop $4 100 >/dev/null
+	abloop $mode 100 $S/f644 >/dev/null
 	echo 0 >$T/events/kprobes/vfcall/enable
-	set_knob $2 0
-	grep -c ' vfcall:' $T/trace
+	set_knob $kn 0
+	awk '/ vfcall:/ { c = n = "-"
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^cache=/) c = substr($i, 7)
+			if ($i ~ /^names=/) n = substr($i, 7)
+		}
+		if (c == n) k++ } END { print k + 0 }' $T/trace
 	echo "-:kprobes/vfcall" >>$T/kprobe_events
 }
 echo 1 >$T/tracing_on
 case " $ON " in
 *" fstatat_empty "*)
-	off=$(count getname_flags fstatat_empty 0 fstatat-empty)
-	on=$(count getname_flags fstatat_empty 1 fstatat-empty)
-	t_checkv "fstatat_empty: no name buffer per fstatat(fd, \"\") (getname_flags: stock one per call)" \
+	ev="kmem_cache_alloc cache=%di:x64 names=@names_cachep:x64"
+	off=$(count fstatat_empty 0 fstatat-empty $ev)
+	on=$(count fstatat_empty 1 fstatat-empty $ev)
+	t_checkv "fstatat_empty: no name buffer per fstatat(fd, \"\") (names_cachep allocations: stock one per call)" \
 		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
 	;;
 esac
 case " $ON " in
 *" access_creds "*)
-	off=$(count prepare_creds access_creds 0 access)
-	on=$(count prepare_creds access_creds 1 access)
+	off=$(count access_creds 0 access prepare_creds)
+	on=$(count access_creds 1 access prepare_creds)
 	t_checkv "access_creds: no credential copy per access() (prepare_creds: stock one per call)" \
 		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
 	;;
@@ -178,7 +189,7 @@ case " $ON " in
 *" fstatat_empty "*)
 	set_knob fstatat_empty 1
 	rm -f /tmp/uffd.go
-	uffdrl --fstatat /etc/passwd /tmp/uffd.go >/tmp/uffd.out 2>&1 &
+	uffdrl --fstatat $S/f644 /tmp/uffd.go >/tmp/uffd.out 2>&1 &
 	up=$!
 	i=0
 	while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

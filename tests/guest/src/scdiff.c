@@ -250,6 +250,9 @@ static void set_state(const char *state)
 		die("setresuid");
 	if (!strcmp(state, "user"))
 		return;
+	/* The uid change made /proc/self root's; the maps below need it ours. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		die("PR_SET_DUMPABLE");
 	if (unshare(CLONE_NEWUSER))
 		die("unshare(CLONE_NEWUSER)");
 	fd = open("/proc/self/setgroups", O_WRONLY);
