@@ -16,6 +16,11 @@ from . import build, deb, debian, guest, opts, style, util
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
                "t_unload", "t_stress", "t_ab"]
+# Seconds of each Debian kernel's main guest in the ci profile, from the
+# last CI run measured on a quiet machine (Documentation/lab.md, "CI
+# time"): only the order in which the suite starts kernels, longest first.
+# 6.12 is the longest for t_livepatch's transitions under TCG.
+GUEST_SECONDS = {"6.12": 1781, "7.2": 1716, "5.10": 1209, "6.1": 886}
 # Groups that leave the kernel changed for good (a module that can never be
 # unloaded): each runs once, with the kernel's best backend, in a guest of
 # its own.
@@ -486,12 +491,14 @@ def main(kernels, env, jobs=None, only=None):
     ready = {k: f.result() for k, f in ready.items()}
     # Longest first, so that the slowest kernel never starts last and
     # alone: the wall time is then close to the sum of the work divided by
-    # the jobs.  A kernel's work grows with its backends (every group runs
-    # on each) and with the optimizations built for it (each adds its
-    # stress and churn); a kernel where most are unsupported goes last.
-    order = sorted(kernels, key=lambda k: (-len(build.expected_backends(k)),
+    # the jobs.  The Debian kernels' main guests as CI last measured them
+    # (GUEST_SECONDS) come first, longest first; any other kernel after
+    # them, by its work: its backends (every group runs on each) and the
+    # optimizations built for it (each adds its stress and churn).
+    order = sorted(kernels, key=lambda k: (-GUEST_SECONDS.get(k.name, 0),
+                                           -len(build.expected_backends(k)),
                                            -sum(o.built(k) for o in opts.OPTS))
-                   if ready[k] else (0, 0))
+                   if ready[k] else (0, 0, 0))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {k: pool.submit(_run_one, k, disk, env, only) for k in order}
         for k in kernels:
