@@ -253,7 +253,7 @@ case "$all $ON " in
 	{ cat /tmp/fs.base; printf 'nodev\tvfsfasttestfs\n'; } >/tmp/fs.one
 	{ cat /tmp/fs.one; printf '\tvfsfasttestfsblk\n'; } >/tmp/fs.two
 	set_knob proc_filesystems 1
-	( i=0; while [ $i -lt 30 ]; do insmod /lab/vfsfast_testfs.ko; rmmod vfsfast_testfs; i=$((i + 1)); done ) &
+	( i=0; while [ $i -lt "${VFSFAST_FS_CHURN:-30}" ]; do insmod /lab/vfsfast_testfs.ko; rmmod vfsfast_testfs; i=$((i + 1)); done ) &
 	churn=$!
 	bad=0 n=0
 	while kill -0 $churn 2>/dev/null; do
