@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef AUDIT_ARCH_X86_64
@@ -159,7 +160,8 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
 	struct audit_rule_data *r;
-	int status, i, half, mismatches = 0, paths = 0, events = 0;
+	int status, i, half, mismatches = 0, paths = 0, events = 0, want;
+	time_t done = 0;
 	char buf[16384];
 	struct pollfd pfd;
 	size_t rlen;
@@ -183,12 +185,17 @@ int main(int argc, char **argv)
 		child(argv[1], argv + 2, argc - 2);
 	pfd.fd = nl;
 	pfd.events = POLLIN;
-	/* Records arrive until the child has exited and kauditd is drained. */
+	/*
+	 * Records arrive until the child has exited and kauditd is drained:
+	 * every call's event (5 per file and the missing name, per pass),
+	 * then a second with nothing more, 60 s at most.
+	 */
+	want = 2 * (5 * (argc - 2) + 1);
 	for (;;) {
-		int done = waitpid(pid, &status, WNOHANG) == pid;
-
+		if (!done && waitpid(pid, &status, WNOHANG) == pid)
+			done = time(NULL);
 		if (poll(&pfd, 1, done ? 1000 : 200) <= 0) {
-			if (done)
+			if (done && (events >= want || time(NULL) - done > 60))
 				break;
 			continue;
 		}
