@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #define WARMUP 1000
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void print_usage(void)
 {
@@ -301,10 +302,10 @@ int main(int argc, char **argv)
 		size_t c;
 		int fd = -1;
 
-		for (c = 0; c < sizeof(calls) / sizeof(calls[0]); c++)
+		for (c = 0; c < ARRAY_SIZE(calls); c++)
 			if (!strcmp(mode, calls[c]))
 				break;
-		if (c == sizeof(calls) / sizeof(calls[0]) || argc > 4)
+		if (c == ARRAY_SIZE(calls) || argc > 4)
 			print_usage();
 		path = argc == 4 ? argv[3] : c == 6 ? "/proc/filesystems" : "/etc/passwd";
 		if (c == 4) {

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #ifndef AUDIT_ARCH_X86_64
 #define AUDIT_ARCH_X86_64	0xc000003e
 #endif
@@ -79,7 +81,7 @@ static void request(int type, const void *data, size_t len)
 
 				if (e->error) {
 					errno = -e->error;
-					die("audit request");
+					die(__func__);
 				}
 				return;
 			}
@@ -101,7 +103,7 @@ static struct audit_rule_data *rule(size_t *len)
 		die("calloc");
 	r->flags = AUDIT_FILTER_EXIT;
 	r->action = AUDIT_ALWAYS;
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(calls); i++)
 		r->mask[AUDIT_WORD(calls[i])] |= AUDIT_BIT(calls[i]);
 	r->field_count = 2;
 	r->fields[0] = AUDIT_ARCH;

@@ -86,7 +86,8 @@ static void die(const char *what)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s [-k KNOBFILE] [-s STATE] stat|access PATHLIST\n", prog);
+	fprintf(stderr, "%s: %s [-k KNOBFILE] [-s STATE] stat|access PATHLIST\n",
+		__func__, prog);
 	exit(2);
 }
 
@@ -279,7 +280,7 @@ static void stat_calls(void)
 		AT_EMPTY_PATH | AT_STATX_SYNC_TYPE, AT_EMPTY_PATH | 0x1, 0x10000,
 	};
 	static unsigned char good[BUFSZ];
-	const char *pnames[] = { "", ".", "missing", NULL, none_page };
+	const char * const pnames[] = { "", ".", "missing", NULL, none_page };
 	void *bufs[] = { good, NULL, none_page };
 	char what[256];
 	int i, n, f, b;
@@ -293,7 +294,7 @@ static void stat_calls(void)
 			record(what, r, b ? NULL : good);
 		}
 		for (n = 0; n < 5; n++) {
-			for (f = 0; f < (int)(sizeof(flags) / sizeof(flags[0])); f++) {
+			for (f = 0; f < (int)ARRAY_SIZE(flags); f++) {
 				for (b = 0; b < 3; b++) {
 					memset(good, FILL, sizeof(good));
 					r = syscall(SYS_newfstatat, fds[i], pnames[n],
@@ -329,7 +330,7 @@ static void access_one(const char *what0, int dfd, const char *path)
 	size_t m, f;
 	long r;
 
-	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
 		if (dfd == AT_FDCWD) {
 			r = syscall(SYS_access, path, modes[m]);
 			snprintf(what, sizeof(what), "access %s mode=%d", what0, modes[m]);
@@ -338,7 +339,7 @@ static void access_one(const char *what0, int dfd, const char *path)
 		r = syscall(SYS_faccessat, dfd, path, modes[m]);
 		snprintf(what, sizeof(what), "faccessat %s mode=%d", what0, modes[m]);
 		record(what, r, NULL);
-		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		for (f = 0; f < ARRAY_SIZE(flags); f++) {
 			r = syscall(SYS_faccessat2, dfd, path, modes[m], flags[f]);
 			snprintf(what, sizeof(what), "faccessat2 %s mode=%d flags=%#x",
 				 what0, modes[m], flags[f]);
