@@ -11,8 +11,8 @@
  * audit context, makes the same calls twice, the knob at 0 then at 1:
  * newfstatat(fd, "", AT_EMPTY_PATH), statx(fd, "", AT_EMPTY_PATH) and
  * access() of each FILE (and of a missing name).  The parent collects
- * every record of every event, drops the "audit(time:serial): " stamp,
- * and compares the two halves record by record.  The rule is deleted
+ * every record of the child's events, drops the "audit(time:serial): "
+ * stamp, and compares the two halves record by record.  The rule is deleted
  * before exit; audit stays enabled (see the end of main()).
  *
  * Output: one line per differing record, then
@@ -164,7 +164,8 @@ int main(int argc, char **argv)
 	struct audit_rule_data *r;
 	int status, i, half, mismatches = 0, paths = 0, events = 0, want;
 	time_t done = 0;
-	char buf[16384];
+	char buf[16384], mine[32];
+	unsigned long serial, ours = 0;
 	struct pollfd pfd;
 	size_t rlen;
 	pid_t pid;
@@ -216,9 +217,23 @@ int main(int argc, char **argv)
 				continue;
 			text[tl] = 0;
 			p = strstr(text, "): ");
-			p = p ? p + 3 : text;
-			if (h->nlmsg_type == AUDIT_SYSCALL)
+			if (!p || sscanf(text, "audit(%*[0-9.]:%lu)", &serial) != 1)
+				continue;
+			p += 3;
+			/*
+			 * The child's events only: with audit already on, this
+			 * process's own AUDIT_SET and rule changes log their
+			 * sendto() too.  An event's SYSCALL record comes first.
+			 */
+			if (h->nlmsg_type == AUDIT_SYSCALL) {
+				snprintf(mine, sizeof(mine), " pid=%d ", pid);
+				ours = strstr(p, mine) ? serial : 0;
+				if (!ours)
+					continue;
 				events++;
+			} else if (serial != ours) {
+				continue;
+			}
 			if (h->nlmsg_type == AUDIT_PATH)
 				paths++;
 			recs = realloc(recs, (nrecs + 1) * sizeof(*recs));
