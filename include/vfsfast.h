@@ -269,7 +269,11 @@ struct vfsfast_opt {
 	 * (documented), so only an explicit request turns it on.
 	 */
 	bool opt_in;
-	/* Run time lookups it needs before it can be enabled; 0 or -errno. */
+	/*
+	 * Run time lookups and checks it needs before it can be enabled; 0
+	 * or -errno.  One that finds the kernel has it, or cannot have it,
+	 * marks it unsupported with the reason (and ->upstream) itself.
+	 */
 	int (*setup)(struct vfsfast_opt *opt);
 	/*
 	 * Called before its replacements go live (enable, re-arm after a
@@ -379,6 +383,8 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
 void vfsfast_opt_disable(struct vfsfast_opt *opt);
+__printf(2, 3)
+void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...);
 void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
 void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 		       const char *(*holder)(const char *func));

@@ -82,7 +82,6 @@ void vfsfast_set_why(struct vfsfast_opt *opt, enum vfsfast_state state,
 	WRITE_ONCE(opt->state, state);
 }
 
-static __printf(2, 3)
 void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...)
 {
 	va_list args;
@@ -164,7 +163,9 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 	}
 	ret = opt->setup ? opt->setup(opt) : 0;
 	if (ret) {
-		vfsfast_unsupported(opt, "setup failed: %d", ret);
+		/* A setup that knows why says so itself. */
+		if (READ_ONCE(opt->state) != VFSFAST_UNSUPPORTED)
+			vfsfast_unsupported(opt, "setup failed: %d", ret);
 		vfsfast_opt_release(opt);
 	}
 	return ret;

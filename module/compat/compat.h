@@ -388,6 +388,8 @@ int kernfs_add_one(struct kernfs_node *kn);
 #define vfsfast_kernfs_parent(kn)	READ_ONCE((kn)->parent)
 #endif
 
+#endif
+
 /*
  * Of two parenthesized parameter or argument lists of ->d_revalidate(),
  * the first where it is given the walk's parent inode and name, else the
@@ -397,7 +399,6 @@ int kernfs_add_one(struct kernfs_node *kn);
 #define VFSFAST_DIR_NAME_OR(with, without)	with
 #else
 #define VFSFAST_DIR_NAME_OR(with, without)	without
-#endif
 #endif
 
 #endif /* _VFSFAST_COMPAT_H */

@@ -50,6 +50,10 @@ BENCHES = {
     "access_creds": (("access_creds",),
                      "access() of a file on tmpfs (R_OK), of a missing name beside it "
                      "(ENOENT) and X_OK of the file (EACCES), as root, instructions per call"),
+    "proc_pid_rcu": (("proc_pid_rcu",),
+                     "/proc/<pid> walks: stat() of /proc/self/status and of "
+                     "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
+                     "instructions per call"),
     "proc_filesystems": (("proc_filesystems",),
                          "open, read and close of /proc/filesystems, instructions per read"),
 }
@@ -86,6 +90,9 @@ WORKLOADS = {
     "access_creds": [("access", ["--root-dir", "/tmp"], ["access"]),
                      ("access-missing", ["--root-dir", "/tmp"], ["access-missing"]),
                      ("access-denied", ["--root-dir", "/tmp"], ["access-denied"])],
+    "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
+                     ("proc-walk", [], ["proc-walk"]),
+                     ("proc-read", [], ["proc-read"])],
     "proc_filesystems": [("read", [], ["read-file"])],
 }
 

@@ -99,6 +99,20 @@ def _proc_filesystems_upstream(k):
     return m is not None and re.search(r"struct hlist_node\s+list;", m.group(0)) is not None
 
 
+def _proc_pid_rcu_upstream(k):
+    """5.14's pid_revalidate() answers in RCU mode; no header shows it,
+    so this is the release the kernel tree's Makefile names, which the
+    module does not read: it asks the kernel's own function at load."""
+    try:
+        with open(k.source_header("Makefile")) as f:
+            text = f.read()
+    except OSError:
+        return False
+    v = re.search(r"^VERSION = (\d+)", text, re.M)
+    p = re.search(r"^PATCHLEVEL = (\d+)", text, re.M)
+    return v is not None and p is not None and (int(v.group(1)), int(p.group(1))) >= (5, 14)
+
+
 @dataclasses.dataclass(frozen=True)
 class Opt:
     name: str
@@ -115,9 +129,14 @@ class Opt:
     env: str = None
     env_holds: str = "text"
 
+    # Decided by the module at load, where no header tells (its modinfo
+    # tag is then "load-time" on every kernel); has_upstream is still the
+    # lab's own answer, for the status file.
+    load_time: bool = False
+
     def upstream(self, k):
         """modinfo's expected upstream= tag on kernel k: tag or "none"."""
-        return self.tag if self.has_upstream(k.base) else "none"
+        return self.tag if self.load_time or self.has_upstream(k.base) else "none"
 
     def upstream_text(self, k):
         """The status file's expected "upstream:" line on k."""
@@ -129,12 +148,13 @@ class Opt:
 
     def auto(self, k):
         """Whether enable=auto turns it on on k."""
-        return self.upstream(k) == "none" and not self.opt_in and not self.lacking(k)
+        return self.upstream_text(k) == "none" and not self.opt_in and not self.lacking(k)
 
     def built(self, k):
         """Whether the module built for k has its targets: not where k
         lacks it, nor where upstream left nothing to replace."""
-        return not self.lacking(k) and not (self.unsupported and self.upstream(k) != "none")
+        return not self.lacking(k) and (self.load_time or not (
+            self.unsupported and self.upstream(k) != "none"))
 
     def modinfo(self, k):
         """`modinfo -F vfsfast_opt_<name>` of the module built for k."""
@@ -142,13 +162,19 @@ class Opt:
                 (" opt-in=yes" if self.opt_in else "") +
                 ("" if self.built(k) else " built=no"))
 
+    def auto_word(self, k):
+        """What `vfsfast check` says of enable=auto, from modinfo alone."""
+        if self.load_time and not self.opt_in and self.built(k):
+            return "on unless the kernel has it (decided at load)"
+        return "on" if self.auto(k) else "off"
+
     def check_line(self, k, found):
         """Its line of `vfsfast check` (scripts/vfsfast, from modinfo);
         found: what the check says of each function ("present" where the
         System.map is real, "unchecked" where it is Debian's placeholder)."""
         fns = " ".join(f"{fn}:{found}" for fn in self.functions)
         return (f"{self.name}: functions {fns}; upstream: {self.upstream(k)}; "
-                f"enable=auto: {'on' if self.auto(k) else 'off'}"
+                f"enable=auto: {self.auto_word(k)}"
                 f"{' (opt-in)' if self.opt_in else ''}"
                 f"{'' if self.built(k) else ' (not built for this kernel)'}")
 
@@ -196,6 +222,11 @@ OPTS = [
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
+    Opt("proc_pid_rcu", ("pid_revalidate", "pid_update_inode"), "load-time",
+        "pid_revalidate answers in RCU mode", _proc_pid_rcu_upstream,
+        workloads="proc_pid_rcu", load_time=True,
+        unsupported="the kernel has it upstream (pid_revalidate answers in RCU mode, 5.14): "
+                    "nothing to replace"),
     Opt("proc_filesystems", ("register_filesystem", "unregister_filesystem",
                              "filesystems_proc_show"), "file_system_type.list",
         "/proc/filesystems kept as text (file_system_type.list)",

@@ -17,6 +17,7 @@
  *          access-denied   access(PATH, X_OK): EACCES on a file without x bits
  *          read-file       open, read of up to 4096 bytes and close of PATH
  *                          (default /proc/filesystems)
+ *          stat            stat(PATH): the path walk and getattr
  *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
  *
  * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
@@ -53,7 +54,7 @@ static void print_usage(void)
 		"       abloop sysfs-read ITERATIONS [PATH]\n"
 		"       abloop close-socket ITERATIONS NPROC\n"
 		"       abloop fstatat-empty|fstat|statx-empty|access|access-missing|\n"
-		"              access-denied|read-file ITERATIONS [PATH]\n"
+		"              access-denied|read-file|stat ITERATIONS [PATH]\n"
 		"       abloop time COMMAND [ARG...]\n");
 	exit(2);
 }
@@ -170,7 +171,7 @@ static int run_time(char **argv)
 
 static const char * const calls[] = {
 	"fstatat-empty", "fstat", "statx-empty", "access", "access-missing",
-	"access-denied", "read-file",
+	"access-denied", "read-file", "stat",
 };
 
 /*
@@ -213,6 +214,9 @@ static void call_loop(int c, const char *path, int fd, unsigned long n)
 			if (fd >= 0)
 				close(fd);
 			r = r < 0 ? -1 : 0;
+			break;
+		case 7:
+			r = syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0);
 			break;
 		}
 		if (want ? r != -1 || errno != want : r != 0) {
