@@ -40,20 +40,31 @@
  * task_to_inode hook, and BPF LSM programs on it run non-sleepable.
  *
  * Why the memory is there: the walk holds rcu_read_lock(); proc inodes
- * are freed after a grace period (proc_free_inode() from i_callback), the
- * struct pid they name is put at eviction and freed after a grace period
- * (delayed_put_pid()), and a task_struct found by pid_task() is freed
- * after one (delayed_put_task_struct()).  5.14 relies on the same.
+ * are freed after a grace period (proc_free_inode() from i_callback), and
+ * a task_struct found by pid_task() is freed after one
+ * (delayed_put_task_struct()).  The struct pid an inode names is not:
+ * eviction puts it (proc_pid_evict_inode()), and a last put frees it at
+ * once.  The inode's reference is the last only once the pid hash's own
+ * (dropped by delayed_put_pid() a grace period after free_pid()) is gone,
+ * and release_task() invalidates the task's /proc dentries
+ * (proc_flush_pid()) just after free_pid(): a walker can read freed
+ * memory only if it found a dentry before that flush, and started after
+ * free_pid(), and a whole grace period passed between free_pid() and the
+ * flush while it read.  5.14 to 7.x have the same window, in this
+ * function and in proc_pid_permission() in RCU mode; the answer itself is
+ * never used then (the dentry's d_seq has moved, and the walk restarts).
  *
  * What then runs in RCU mode that 5.10 ran only in ref-walk mode after a
- * pid component: the next components' ->permission() with MAY_NOT_BLOCK
- * (proc_pid_permission(), proc_fd_permission(), generic_permission()),
- * which 5.10 already runs in RCU mode for a walk that starts at a
- * /proc/<pid> descriptor (openat(dirfd, "status")); ->get_link() with no
- * dentry, where proc_pid_get_link() and proc_ns_get_link() answer -ECHILD
- * and proc_self_get_link() allocates atomically; and the other
- * ->d_revalidate()s, which answer -ECHILD in RCU mode (tid_fd_revalidate,
- * map_files_d_revalidate, proc_misc_d_revalidate, proc_sys_revalidate).
+ * pid component: the next directories' ->permission() with MAY_NOT_BLOCK
+ * (proc_pid_permission(), whose ptrace_may_access() runs under
+ * task_lock(); proc_fd_permission(); generic_permission()), which 5.10
+ * already runs in RCU mode for a walk that starts at a /proc/<pid>
+ * descriptor (openat(dirfd, "status")); ->get_link() with no dentry,
+ * where proc_pid_get_link() and proc_ns_get_link() answer -ECHILD; and
+ * the other ->d_revalidate()s: tid_fd_revalidate(),
+ * map_files_d_revalidate() and proc_misc_d_revalidate() answer -ECHILD,
+ * proc_net_d_revalidate() 0, which lookup_fast() handles in RCU mode by
+ * leaving it and looking the name up again.
  *
  * proc_pid() reads struct proc_inode, private to fs/proc: its layout is
  * in compat/proc_pid_rcu.h, and setup checks it against the kernel before
