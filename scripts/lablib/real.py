@@ -37,6 +37,8 @@ PROGRAMS = [
     ("find-sys", "`find /sys -name nonexistent`", "find /sys -name nonexistent", 1),
     ("cgls", "`systemd-cgls --no-pager`", "systemd-cgls --no-pager", 8),
     ("ps", "`ps aux`", "ps aux", 4),
+    ("top", "`top -b -n1`", "top -b -n1", 2),
+    ("pgrep", "`pgrep -f nonexistent`", "pgrep -f nonexistent", 4),
     ("ls-links", "`ls -l` of 1,000 symlinks (tmpfs)", f"ls -l {FARM}/links1k", 4),
     ("find-L", "`find -L` over a symlink farm (1,000 links to files, 10 to "
      "directories of 20 files; tmpfs)", f"find -L {FARM}/tree", 4),
