@@ -385,6 +385,10 @@ int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
 void vfsfast_opt_disable(struct vfsfast_opt *opt);
 __printf(2, 3)
 void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...);
+#ifdef VFSFAST_FAULT_INJECT
+void vfsfast_fi_hold_task(const char *name, int *parked, unsigned int max_ms,
+			  bool spin);
+#endif
 void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
 void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
 		       const char *(*holder)(const char *func));

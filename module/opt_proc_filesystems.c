@@ -50,7 +50,6 @@
  * time when registrations went unobserved, never matches.
  */
 #include <linux/atomic.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -106,17 +105,7 @@ MODULE_PARM_DESC(fi_late_tag, "test builds: tag the kept text late (the bug)");
 
 static void vfsfast_fs_fi_park(long *gen)
 {
-	char comm[TASK_COMM_LEN];
-	int ms = 0;
-
-	get_task_comm(comm, current);
-	if (fi_park_show[0] && sysfs_streq(comm, fi_park_show)) {
-		fi_parked++;
-		while (fi_park_show[0] && ms < 30000) {
-			msleep(20);
-			ms += 20;
-		}
-	}
+	vfsfast_fi_hold_task(fi_park_show, &fi_parked, 30000, false);
 	if (fi_late_tag)
 		*gen = atomic_long_read(&vfsfast_fs_gen);
 }

@@ -93,8 +93,6 @@ VFSFAST_STATS(proc_pid_rcu);
 VFSFAST_DECLARE_TARGETS(VFSFAST_PROC_PID_RCU_TARGETS);
 
 #ifdef VFSFAST_FAULT_INJECT
-#include <linux/delay.h>
-#include <linux/string.h>
 /*
  * Test builds only.  A revalidation in RCU mode by a task named
  * fi_park_pid holds between finding the task and updating the inode,
@@ -114,18 +112,7 @@ static bool fi_pid_no_update;
 module_param(fi_pid_no_update, bool, 0644);
 MODULE_PARM_DESC(fi_pid_no_update, "test builds: answer without updating the inode (the bug)");
 
-static void vfsfast_pid_fi_park(void)
-{
-	char comm[TASK_COMM_LEN];
-	int ms;
-
-	get_task_comm(comm, current);
-	if (!READ_ONCE(fi_park_pid[0]) || !sysfs_streq(comm, fi_park_pid))
-		return;
-	fi_pid_parked++;
-	for (ms = 0; ms < 2000 && READ_ONCE(fi_park_pid[0]); ms++)
-		mdelay(1);
-}
+#define vfsfast_pid_fi_park()	vfsfast_fi_hold_task(fi_park_pid, &fi_pid_parked, 2000, true)
 #define vfsfast_pid_fi_no_update()	READ_ONCE(fi_pid_no_update)
 #else
 static inline void vfsfast_pid_fi_park(void) { }
