@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * close_sync: close(2) finishes the file before it returns, the gain of
+ * 6.6's "fs: use __fput_sync in close(2)" (021a160abf62) for kernels
+ * before it.  WORK IN PROGRESS: not yet in the suite.
+ *
+ * Stock close(2) of 5.10 and 6.1 (fs/open.c, fs/file.c, fs/file_table.c):
+ * close_fd() takes the file out of the descriptor table (pick_file(),
+ * -EBADF if there is none) and calls filp_close(): ->flush(),
+ * dnotify_flush() and locks_remove_posix() unless FMODE_PATH, then fput().
+ * When that drops the last reference, fput() queues ____fput() as task
+ * work (task_work_add(), TWA_RESUME), and __fput() runs on the way back to
+ * user space, after the system call's audit record and ptrace's
+ * syscall-exit stop.  An -ERESTART* from ->flush() becomes -EINTR.
+ *
+ * The replacement takes the file out with close_fd_get_file() and a
+ * reference of its own, runs the same filp_close(), and drops its
+ * reference; if that was the last, it runs ____fput()'s body (reached
+ * through the trampoline, as ____fput is static) before returning.  The
+ * return value is filp_close()'s, mapped as stock maps it.  What moves, as
+ * it moved in 6.6: the final __fput() (fsnotify's close events, flock and
+ * lease release, ->release(), the last dput and mntput) runs before the
+ * audit record and the ptrace stop instead of after them; user space sees
+ * none of it before close() returns either way.  Upstream did this for
+ * close(2) only: other final fput()s (exit, munmap, dup2 over a
+ * descriptor) stay task work.
+ *
+ * __fput() may sleep as long as a FUSE daemon or NFS decides, so the
+ * replacement holds the module meanwhile (vfsfast_hold()), and rmmod says
+ * EBUSY.  If the module is going, the call is stock's.
+ */
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <asm/ptrace.h>
+
+#include "vfsfast.h"
+#include "close_sync.h"
+
+#define VFSFAST_CLOSE_SYNC_TARGETS(T)					\
+	(T(__x64_sys_close, *(vfsfast_close_syscall_t *)0, 0, replace,	\
+	   vfsfast_sys_close)						\
+	 T(____fput, *(vfsfast_task_work_t *)0, 0, replace, vfsfast_fput_work))
+
+VFSFAST_STATS(close_sync);
+
+#ifdef VFSFAST_CLOSE_SYNC
+VFSFAST_DECLARE_TARGETS(VFSFAST_CLOSE_SYNC_TARGETS);
+
+static void vfsfast_fput_work(struct callback_head *work)
+{
+	vfsfast_stock_____fput(work);
+}
+
+static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
+{
+	vfsfast_fallback(close_sync);
+	vfsfast_leave(close_sync);
+	return vfsfast_stock___x64_sys_close(regs);
+}
+
+static long vfsfast_sys_close(const struct pt_regs *regs)
+{
+	struct file *file;
+	long retval;
+
+	vfsfast_enter(close_sync);
+	if (unlikely(!vfsfast_hold()))
+		return vfsfast_close_stock(regs);
+	file = vfsfast_close_fd_get_file((unsigned int)regs->di);
+	if (!file) {
+		retval = -EBADF;
+	} else {
+		retval = filp_close(file, current->files);
+		if (atomic_long_dec_and_test(&file->f_count)) {
+			vfsfast_hit(close_sync);
+			vfsfast_stock_____fput(vfsfast_file_work(file));
+		}
+	}
+	vfsfast_unhold();
+	vfsfast_leave(close_sync);
+	if (unlikely(retval == -ERESTARTSYS || retval == -ERESTARTNOINTR ||
+		     retval == -ERESTARTNOHAND || retval == -ERESTART_RESTARTBLOCK))
+		retval = -EINTR;
+	return retval;
+}
+
+VFSFAST_TAIL_CALL(vfsfast_fput_work, vfsfast_stock_____fput);
+VFSFAST_TAIL_CALL(vfsfast_close_stock, vfsfast_stock___x64_sys_close);
+
+VFSFAST_FUNCS(close_sync, VFSFAST_CLOSE_SYNC_TARGETS);
+#else
+VFSFAST_NO_FUNCS(close_sync);
+#endif
+
+VFSFAST_OPTIMIZATION(close_sync, VFSFAST_CLOSE_SYNC_TARGETS,
+		     VFSFAST_UPSTREAM_CLOSE_SYNC_INFO, auto,
+	.upstream = VFSFAST_UPSTREAM_CLOSE_SYNC,
+	.lacks = VFSFAST_NO_CLOSE_SYNC,
+);
