@@ -50,6 +50,8 @@ BENCHES = {
     "access_creds": (("access_creds",),
                      "access() of a file on tmpfs (R_OK), of a missing name beside it "
                      "(ENOENT) and X_OK of the file (EACCES), as root, instructions per call"),
+    "close_sync": (("close_sync",),
+                   "open, read and close of a small tmpfs file, instructions per call"),
     "proc_pid_rcu": (("proc_pid_rcu",),
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
@@ -90,6 +92,7 @@ WORKLOADS = {
     "access_creds": [("access", ["--root-dir", "/tmp"], ["access"]),
                      ("access-missing", ["--root-dir", "/tmp"], ["access-missing"]),
                      ("access-denied", ["--root-dir", "/tmp"], ["access-denied"])],
+    "close_sync": [("open-read-close", ["--root-dir", "/tmp"], ["read-small"])],
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),
                      ("proc-read", [], ["proc-read"])],

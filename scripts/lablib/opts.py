@@ -99,6 +99,12 @@ def _proc_filesystems_upstream(k):
     return m is not None and re.search(r"struct hlist_node\s+list;", m.group(0)) is not None
 
 
+def _close_sync_upstream(k):
+    """fdtable.h no longer declares close_fd_get_file(): it moved inside
+    fs/ after 6.6 made close(2) finish the file itself."""
+    return re.search(r"\bclose_fd_get_file\(", k.header_text("linux/fdtable.h")) is None
+
+
 def _proc_pid_rcu_upstream(k):
     """5.14's pid_revalidate() answers in RCU mode; no header shows it,
     so this is the release the kernel tree's Makefile names, which the
@@ -222,6 +228,11 @@ OPTS = [
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
+    Opt("close_sync", ("__x64_sys_close", "____fput"), "close_fd_get_file-private",
+        "close(2) finishes the file itself (close_fd_get_file private to fs/)",
+        _close_sync_upstream, workloads="close_sync",
+        unsupported="the kernel has it upstream (close(2) with __fput_sync, 6.6): "
+                    "nothing to replace"),
     Opt("proc_pid_rcu", ("pid_revalidate", "pid_update_inode"), "load-time",
         "pid_revalidate answers in RCU mode", _proc_pid_rcu_upstream,
         workloads="proc_pid_rcu", load_time=True,

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * closediff: what close(2) returns and what can be seen right after it,
+ * knob off vs on.
+ *
+ * usage: closediff KNOB DIR
+ *
+ * Runs the same scenarios with the knob at 0 and at 1, each writing what
+ * user space can observe once close() has returned: the return value and
+ * errno of close() of a bad, a closed and an open descriptor; inotify's
+ * events for a file opened, written and closed; whether another process
+ * can take a flock() and a POSIX lock the closed descriptor held; a dup
+ * still reading; EOF on a pipe and a socket whose other end closed;
+ * epoll forgetting a closed descriptor; O_PATH, eventfd, memfd and
+ * directory descriptors.  The two transcripts must be equal.
+ *
+ * Output: DIFF lines, then "closediff: lines=N mismatches=M".  Exit 0 iff
+ * M == 0 and N > 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *out[2][256];
+static int nout[2];
+
+static void say(int pass, const char *what, long v)
+{
+	char *s;
+
+	if (nout[pass] >= 256 || asprintf(&s, "%s=%ld", what, v) < 0)
+		exit(2);
+	out[pass][nout[pass]++] = s;
+}
+
+/* close() of @fd: its return, and errno if it failed. */
+static long cl(int fd)
+{
+	errno = 0;
+	return close(fd) ? -errno : 0;
+}
+
+/* In a child: can it take @op on @path at once?  0 or errno. */
+static long lock_from_child(const char *path, int posix)
+{
+	int status, fd;
+	pid_t c = fork();
+
+	if (c == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			_exit(100);
+		if (posix)
+			_exit(fcntl(fd, F_SETLK, &fl) ? errno : 0);
+		_exit(flock(fd, LOCK_EX | LOCK_NB) ? errno : 0);
+	}
+	if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void scenarios(int pass, const char *dir)
+{
+	char path[256], buf[4096];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd, fd2, in, ep, p[2], sv[2];
+	ssize_t n;
+
+	say(pass, "close(-1)", cl(-1));
+	say(pass, "close(99999)", cl(99999));
+	fd = open("/dev/null", O_RDONLY);
+	say(pass, "close(open)", cl(fd));
+	say(pass, "close(closed)", cl(fd));
+
+	snprintf(path, sizeof(path), "%s/closediff.%d", dir, pass);
+	in = inotify_init1(IN_NONBLOCK);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	inotify_add_watch(in, path, IN_ALL_EVENTS);
+	say(pass, "write", write(fd, "data", 4));
+	say(pass, "close(written)", cl(fd));
+	n = read(in, buf, sizeof(buf));
+	for (char *q = buf; n > 0 && q < buf + n;) {
+		struct inotify_event *e = (struct inotify_event *)q;
+
+		say(pass, "inotify", e->mask);
+		q += sizeof(*e) + e->len;
+	}
+	fd = open(path, O_RDONLY);
+	say(pass, "close(read)", cl(fd));
+	n = read(in, buf, sizeof(buf));
+	for (char *q = buf; n > 0 && q < buf + n;) {
+		struct inotify_event *e = (struct inotify_event *)q;
+
+		say(pass, "inotify", e->mask);
+		q += sizeof(*e) + e->len;
+	}
+	close(in);
+
+	fd = open(path, O_RDWR);
+	say(pass, "flock", flock(fd, LOCK_EX) ? -errno : 0);
+	say(pass, "flock held, other", lock_from_child(path, 0));
+	say(pass, "close(flocked)", cl(fd));
+	say(pass, "flock after close, other", lock_from_child(path, 0));
+
+	fd = open(path, O_RDWR);
+	fd2 = open(path, O_RDWR);
+	say(pass, "posix lock", fcntl(fd, F_SETLK, &fl) ? -errno : 0);
+	say(pass, "posix held, other", lock_from_child(path, 1));
+	say(pass, "close(other fd of the file)", cl(fd2));
+	say(pass, "posix after close, other", lock_from_child(path, 1));
+	close(fd);
+
+	fd = open(path, O_RDONLY);
+	fd2 = dup(fd);
+	say(pass, "close(dup'd)", cl(fd));
+	say(pass, "read(dup)", read(fd2, buf, sizeof(buf)));
+	say(pass, "close(dup)", cl(fd2));
+
+	if (pipe(p))
+		exit(2);
+	say(pass, "close(pipe write end)", cl(p[1]));
+	say(pass, "read(pipe read end)", read(p[0], buf, 1));
+	close(p[0]);
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		exit(2);
+	say(pass, "close(socket)", cl(sv[0]));
+	say(pass, "recv(peer)", recv(sv[1], buf, 1, MSG_DONTWAIT));
+	close(sv[1]);
+
+	ep = epoll_create1(0);
+	fd = eventfd(1, 0);
+	say(pass, "epoll add", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	say(pass, "close(eventfd in epoll)", cl(fd));
+	say(pass, "epoll_wait after close", epoll_wait(ep, &ev, 1, 0));
+	close(ep);
+
+	fd = open(path, O_PATH);
+	say(pass, "close(O_PATH)", cl(fd));
+	fd = memfd_create("closediff", 0);
+	say(pass, "close(memfd)", cl(fd));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	say(pass, "close(dir)", cl(fd));
+	say(pass, "unlink", unlink(path));
+}
+
+int main(int argc, char **argv)
+{
+	int kfd, pass, i, mismatches = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: closediff KNOB DIR\n");
+		return 2;
+	}
+	kfd = open(argv[1], O_WRONLY);
+	if (kfd < 0)
+		return 2;
+	for (pass = 0; pass < 2; pass++) {
+		if (pwrite(kfd, pass ? "1" : "0", 1, 0) != 1)
+			return 2;
+		scenarios(pass, argv[2]);
+	}
+	if (pwrite(kfd, "0", 1, 0) != 1)
+		return 2;
+	if (nout[0] != nout[1]) {
+		printf("DIFF: %d lines off, %d on\n", nout[0], nout[1]);
+		mismatches++;
+	}
+	for (i = 0; i < nout[0] && i < nout[1]; i++) {
+		if (strcmp(out[0][i], out[1][i])) {
+			printf("DIFF off: %s on: %s\n", out[0][i], out[1][i]);
+			mismatches++;
+		}
+	}
+	if (getenv("CLOSEDIFF_DUMP"))
+		for (i = 0; i < nout[0]; i++)
+			fprintf(stderr, "%s\n", out[0][i]);
+	printf("closediff: lines=%d mismatches=%d\n", nout[0], mismatches);
+	return mismatches || !nout[0] ? 1 : 0;
+}

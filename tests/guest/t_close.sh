@@ -1,0 +1,52 @@
+# close_sync, close(2) finishing the file before it returns: status
+# everywhere; where the kernel lacks it, closediff's transcript of what
+# close() returns and what is visible after it (inotify events, flock and
+# POSIX locks, dups, pipe and socket EOF, epoll, O_PATH, eventfd, memfd,
+# directories) knob off vs on, and task_work_add() per close of a last
+# reference counted by a kprobe (stock one, none with the knob on).
+
+. /lab/lib.sh; in_group t_close || return 0
+
+T=/sys/kernel/tracing
+o=close_sync
+load_vfsfast enable=none
+st=$(oneline "$(cat $VF/$o/status)")
+if [ "$VFSFAST_OPT_CLOSE_SYNC_UPSTREAM" != none ]; then
+	t_checkv "$o: unsupported where the kernel has it upstream, saying so" "$st" \
+		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
+	unload_vfsfast
+	return 0 2>/dev/null || exit 0
+fi
+t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
+	[ "$(head -n 1 $VF/$o/status)" = off ]
+
+mkdir -p /tmp/cd
+for d in /tmp/cd /mnt/ext4; do
+	[ -w $d ] || continue
+	h0=$(stat_of $o hits)
+	out=$(closediff $VF/$o/enabled $d 2>&1)
+	rc=$?
+	t_checkv "$o: what close() returns and what is visible after it, knob off vs on ($d)" \
+		"$(echo "$out" | tail -n 3 | tr '\n' ' ') hits+$(($(stat_of $o hits) - h0))" \
+		[ $rc -eq 0 -a $(($(stat_of $o hits) - h0)) -gt 0 ]
+done
+
+tw() { # knob value: task_work_add() calls during 100 open+read+close
+	set_knob $o $1
+	echo 'p:kprobes/vftw task_work_add' >>$T/kprobe_events || return 1
+	echo 'comm == "abloop"' >$T/events/kprobes/vftw/filter
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vftw/enable
+	abloop read-file 100 /tmp/cd/f >/dev/null
+	echo 0 >$T/events/kprobes/vftw/enable
+	grep -c ' vftw:' $T/trace
+	echo '-:kprobes/vftw' >>$T/kprobe_events
+	set_knob $o 0
+}
+echo data >/tmp/cd/f
+echo 1 >$T/tracing_on
+off=$(tw 0)
+on=$(tw 1)
+t_checkv "$o: no task work per close of a last reference (task_work_add: stock one per close)" \
+	"1,100 closes: off $off, on $on" [ "${off:-0}" -ge 1100 -a "${on:-1}" -lt 10 ]
+unload_vfsfast
