@@ -13,6 +13,8 @@
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/nospec.h>
+#include <linux/rcupdate.h>
 
 #if defined(VFSFAST_HAVE_CLOSE_FD_GET_FILE_RES) || defined(VFSFAST_HAVE_CLOSE_FD_GET_FILE_RET)
 #define VFSFAST_CLOSE_SYNC			1
@@ -33,6 +35,21 @@ static inline struct file *vfsfast_close_fd_get_file(unsigned int fd)
 	struct file *file;
 
 #ifdef VFSFAST_HAVE_CLOSE_FD_GET_FILE_RES
+	/*
+	 * This close_fd_get_file() indexes the table without the
+	 * array_index_nospec() that close(2)'s pick_file() has (the
+	 * Spectre-v1 fix of 5.10.y), so the index is clamped here first.
+	 * A table only grows, so a descriptor below the bound read here is
+	 * below the one it checks under file_lock.
+	 */
+	unsigned int max;
+
+	rcu_read_lock();
+	max = files_fdtable(current->files)->max_fds;
+	rcu_read_unlock();
+	if (fd >= max)
+		return NULL;
+	fd = array_index_nospec(fd, max);
 	if (close_fd_get_file(fd, &file))
 		return NULL;
 #else

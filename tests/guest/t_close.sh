@@ -3,7 +3,9 @@
 # close() returns and what is visible after it (inotify events, flock and
 # POSIX locks, dups, pipe and socket EOF, epoll, O_PATH, eventfd, memfd,
 # directories) knob off vs on, and task_work_add() per close of a last
-# reference counted by a kprobe (stock one, none with the knob on).
+# reference counted by a kprobe (stock one, none with the knob on); and a
+# close() whose last put sleeps (a lingering TCP socket) holds the module,
+# so rmmod is refused meanwhile and the close() returns stock's answer.
 
 . /lab/lib.sh; in_group t_close || return 0
 
@@ -49,4 +51,26 @@ off=$(tw 0)
 on=$(tw 1)
 t_checkv "$o: no task work per close of a last reference (task_work_add: stock one per close)" \
 	"1,100 closes: off $off, on $on" [ "${off:-0}" -ge 1100 -a "${on:-1}" -lt 10 ]
+# The final __fput() of a lingering socket sleeps inside the replacement:
+# rmmod must be refused at once (EBUSY) while it does, and the close()
+# must still return 0 after sleeping its linger time.
+set_knob $o 1
+closediff --linger 3 >/tmp/cd.linger 2>&1 &
+lp=$!
+i=0
+while ! grep -q closing /tmp/cd.linger && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
+refused=no
+if ! rmmod vfsfast 2>/tmp/rmmod.err && grep -qi "busy\|in use\|unavailable" /tmp/rmmod.err; then
+	refused=yes
+fi
+wait $lp
+lrc=$?
+t_checkv "$o: rmmod refused while a close() sleeps in the file's last put" \
+	"$(cat /tmp/cd.linger /tmp/rmmod.err | tr '\n' ' ')" \
+	[ $refused = yes ]
+ms=$(sed -n 's/^closed 0 //p' /tmp/cd.linger)
+t_checkv "$o: that close() returns 0 after its linger time" \
+	"$(tr '\n' ' ' </tmp/cd.linger)" [ $lrc -eq 0 -a "${ms:-0}" -ge 2000 ]
+grep -q '^vfsfast ' /proc/modules && set_knob $o 0
 unload_vfsfast

@@ -14,8 +14,21 @@
  * epoll forgetting a closed descriptor; O_PATH, eventfd, memfd and
  * directory descriptors.  The two transcripts must be equal.
  *
+ * One scenario has another thread asleep in read() of a pipe when its
+ * read end is closed: that thread holds the file, so close() must not end
+ * it, the write that wakes the reader must succeed, and the one after the
+ * reader has returned must find no reader (EPIPE).
+ *
  * Output: DIFF lines, then "closediff: lines=N mismatches=M".  Exit 0 iff
  * M == 0 and N > 0.
+ *
+ * usage: closediff --linger SECONDS
+ *
+ * Closes a TCP socket whose FIN cannot leave (the peer reads nothing and
+ * its window is full) with SO_LINGER of SECONDS, so that the file's last
+ * put sleeps that long: in task work after the system call on stock, in
+ * the replacement when the knob is on.  Prints "closing" before close()
+ * and "closed <ret> <ms>" after it; exits 0 iff close() returned 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,12 +36,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +89,38 @@ static long lock_from_child(const char *path, int posix)
 	if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int ioctl_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl);
+}
+
+static void *blocked_reader(void *arg)
+{
+	char c;
+
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+/* close() of a pipe's read end while another thread sleeps reading it. */
+static void close_under_reader(int pass)
+{
+	pthread_t t;
+	void *rd;
+	int p[2];
+
+	if (pipe(p) || pthread_create(&t, NULL, blocked_reader, &p[0]))
+		exit(2);
+	usleep(100000);
+	say(pass, "close(pipe read end, reader asleep)", cl(p[0]));
+	say(pass, "write(wakes the reader)", write(p[1], "x", 1) < 0 ? -errno : 1);
+	pthread_join(t, &rd);
+	say(pass, "reader's read", (long)rd);
+	say(pass, "write(no reader left)", write(p[1], "x", 1) < 0 ? -errno : 1);
+	close(p[1]);
 }
 
 static void scenarios(int pass, const char *dir)
@@ -135,6 +186,7 @@ static void scenarios(int pass, const char *dir)
 	say(pass, "close(pipe write end)", cl(p[1]));
 	say(pass, "read(pipe read end)", read(p[0], buf, 1));
 	close(p[0]);
+	close_under_reader(pass);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		exit(2);
@@ -158,12 +210,60 @@ static void scenarios(int pass, const char *dir)
 	say(pass, "unlink", unlink(path));
 }
 
+static int linger_close(int secs)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger l = { .l_onoff = 1, .l_linger = secs };
+	socklen_t alen = sizeof(a);
+	static char buf[65536];
+	struct timeval t0, t1;
+	struct ifreq ifr = { 0 };
+	int ls, c, s, one = 1, ret;
+
+	/* The guest's loopback may still be down. */
+	ls = socket(AF_INET, SOCK_DGRAM, 0);
+	strcpy(ifr.ifr_name, "lo");
+	if (ls < 0 || ioctl(ls, SIOCGIFFLAGS, &ifr))
+		return 2;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(ls, SIOCSIFFLAGS, &ifr))
+		return 2;
+	close(ls);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || c < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(ls, 1) || getsockname(ls, (struct sockaddr *)&a, &alen) ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return 2;
+	s = accept(ls, NULL, NULL);
+	if (s < 0 || ioctl_nonblock(c, one))
+		return 2;
+	/* Fill the peer's window and our send queue: the FIN then waits. */
+	while (write(c, buf, sizeof(buf)) > 0)
+		;
+	if (setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof(l)))
+		return 2;
+	printf("closing\n");
+	fflush(stdout);
+	gettimeofday(&t0, NULL);
+	ret = close(c) ? -errno : 0;
+	gettimeofday(&t1, NULL);
+	printf("closed %d %ld\n", ret, (t1.tv_sec - t0.tv_sec) * 1000 +
+	       (t1.tv_usec - t0.tv_usec) / 1000);
+	close(s);
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int kfd, pass, i, mismatches = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "--linger"))
+		return linger_close(atoi(argv[2]));
+	signal(SIGPIPE, SIG_IGN);
 	if (argc != 3) {
-		fprintf(stderr, "usage: closediff KNOB DIR\n");
+		fprintf(stderr, "usage: closediff KNOB DIR | --linger SECONDS\n");
 		return 2;
 	}
 	kfd = open(argv[1], O_WRONLY);
