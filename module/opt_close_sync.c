@@ -2,7 +2,7 @@
 /*
  * close_sync: close(2) finishes the file before it returns, the gain of
  * 6.6's "fs: use __fput_sync in close(2)" (021a160abf62) for kernels
- * before it.  WORK IN PROGRESS: not yet in the suite.
+ * before it.
  *
  * Stock close(2) of 5.10 and 6.1 (fs/open.c, fs/file.c, fs/file_table.c):
  * close_fd() takes the file out of the descriptor table (pick_file(),
@@ -22,8 +22,19 @@
  * lease release, ->release(), the last dput and mntput) runs before the
  * audit record and the ptrace stop instead of after them; user space sees
  * none of it before close() returns either way.  Upstream did this for
- * close(2) only: other final fput()s (exit, munmap, dup2 over a
- * descriptor) stay task work.
+ * close(2) only: there the caller is the system call itself, holding no
+ * lock and at a shallow stack, where __fput()'s sleeps and its deep
+ * release chains (a last dput() that evicts, a last mntput() that
+ * unmounts) are safe; an fput() elsewhere may run under a caller's locks
+ * or deep in another call, which is what task work protects.  So other
+ * final fput()s (exit, munmap, dup2 over a descriptor, io_uring's close)
+ * stay task work here too.  32-bit close(2) (__ia32_sys_close) is left
+ * stock.
+ *
+ * The descriptor is taken out as stock's close_fd() takes it: under
+ * file_lock, -EBADF where there is none.  5.10's close_fd_get_file()
+ * lacks the array_index_nospec() of its pick_file(), so the compat
+ * helper clamps the index first.
  *
  * __fput() may sleep as long as a FUSE daemon or NFS decides, so the
  * replacement holds the module meanwhile (vfsfast_hold()), and rmmod says
