@@ -47,6 +47,9 @@ BENCHES = {
     "fstatat_empty": (("fstatat_empty",),
                       "fstatat(fd, \"\", AT_EMPTY_PATH), statx(fd, \"\", AT_EMPTY_PATH) and "
                       "the fstat system call of an open file on tmpfs, instructions per call"),
+    "statx_empty": (("statx_empty",),
+                    "fstatat(fd, \"\", AT_EMPTY_PATH), statx(fd, \"\", AT_EMPTY_PATH) and "
+                    "the fstat system call of an open file on tmpfs, instructions per call"),
     "access_creds": (("access_creds",),
                      "access() of a file on tmpfs (R_OK), of a missing name beside it "
                      "(ENOENT) and X_OK of the file (EACCES), as root, instructions per call"),

@@ -1,4 +1,4 @@
-# fstatat_empty, access_creds and proc_filesystems, the calls every
+# fstatat_empty, statx_empty, access_creds and proc_filesystems, the calls every
 # process makes: status everywhere; where the kernel lacks them upstream,
 # differential tests knob off vs on (scdiff: every flag, mode, descriptor
 # kind, bad pointer and credential state, on tmpfs, ext4, overlayfs,
@@ -16,7 +16,7 @@ load_vfsfast enable=none
 
 # On: the knobs the kernel lacks upstream; the others say why not.
 ON=
-for o in fstatat_empty access_creds proc_filesystems; do
+for o in fstatat_empty statx_empty access_creds proc_filesystems; do
 	st=$(oneline "$(cat $VF/$o/status)")
 	if [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
 		t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
@@ -61,7 +61,8 @@ note "calls: overlayfs in the lists: $ovl"
 printf '%s\n' /proc/self/status /proc/1/status /proc/self/fd /proc/self/exe \
 	/proc/sys/kernel/hostname /proc/filesystems /proc/1/mem \
 	/sys/devices/system/cpu/cpu0/topology/core_id /sys/kernel/mm \
-	/sys/kernel/vfsfast/fstatat_empty/enabled /dev/null /dev/vda /tmp >>/tmp/sc.list
+	/sys/kernel/vfsfast/fstatat_empty/enabled /dev/null /dev/vda /tmp /proc /sys \
+	/mnt/ext4 >>/tmp/sc.list
 t_check "calls: the lists name an overlayfs file where the kernel has overlayfs" \
 	[ $ovl = yes -o ! -f /lab/modules/overlay.ko ]
 
@@ -106,6 +107,26 @@ case " $ON " in
 esac
 
 case " $ON " in
+*" statx_empty "*)
+	for st in $sts; do
+		diff_one statx_empty stat $st
+		t_checkv "statx_empty: the fast path answered ($st)" "hits+$dh" [ $dh -gt 0 ]
+	done
+	# The mount ids come from the module's copy of struct mount, checked
+	# at load: a copy one int off must leave it unsupported.
+	if [ $all = yes ]; then
+		unload_vfsfast
+		insmod /lab/vfsfast-fi.ko enable=none fi_mnt_id_skew=1 ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+		st=$(oneline "$(cat $VF/statx_empty/status)")
+		rmmod vfsfast
+		load_vfsfast enable=none
+		t_checkv "statx_empty: unsupported when the struct mount copy is wrong (fi_mnt_id_skew)" \
+			"$st" [ "${st#unsupported: struct mount is not as expected}" != "$st" ]
+	fi
+	;;
+esac
+
+case " $ON " in
 *" access_creds "*)
 	# Where the override changes nothing, the fast path answers; where it
 	# changes something, every call goes to stock unchanged.
@@ -137,7 +158,7 @@ esac
 	t_checkv "$o: audit records knob off vs on equal, with PATH items" \
 		"$(echo "$out" | tail -n 3 | tr '\n' ' ') hits+$dh fallbacks+$df" [ $ok = yes ]
 	case $o in
-	fstatat_empty)
+	fstatat_empty | statx_empty)
 		t_checkv "$o: audit collecting: every call handed to stock" "hits+$dh fallbacks+$df" \
 			[ $dh -eq 0 -a $df -gt 0 ] ;;
 	esac
@@ -174,6 +195,15 @@ case " $ON " in
 	off=$(count fstatat_empty 0 fstatat-empty $ev)
 	on=$(count fstatat_empty 1 fstatat-empty $ev)
 	t_checkv "fstatat_empty: no name buffer per fstatat(fd, \"\") (names_cachep allocations: stock one per call)" \
+		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
+	;;
+esac
+case " $ON " in
+*" statx_empty "*)
+	ev="kmem_cache_alloc cache=%di:x64 names=@names_cachep:x64"
+	off=$(count statx_empty 0 statx-empty $ev)
+	on=$(count statx_empty 1 statx-empty $ev)
+	t_checkv "statx_empty: no name buffer per statx(fd, \"\") (names_cachep allocations: stock one per call)" \
 		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
 	;;
 esac

@@ -29,7 +29,7 @@
  * socket, an eventfd, a deleted file, a closed descriptor, -1, AT_FDCWD
  * and 100000), each name ("", ".", "missing", NULL, an unmapped page),
  * each flag set and each buffer (good, NULL, unmapped): newfstatat,
- * statx with two masks, and the fstat system call.
+ * statx with five masks, and the fstat system call.
  * access: for each PATHLIST entry and the special names, every mode
  * (0-7, 8, -1): access, faccessat, and faccessat2 with each flag set,
  * relative to AT_FDCWD, and with "" relative to each entry's descriptor.
@@ -279,6 +279,8 @@ static void stat_calls(void)
 		AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
 		AT_EMPTY_PATH | AT_STATX_SYNC_TYPE, AT_EMPTY_PATH | 0x1, 0x10000,
 	};
+	/* Beyond the basic stats: all of 5.10's, none, 6.1's DIOALIGN, reserved. */
+	static const unsigned int smasks[] = { 0xfff, 0, 0x27ff, 0x80000000u };
 	static unsigned char good[BUFSZ];
 	const char * const pnames[] = { "", ".", "missing", NULL, none_page };
 	void *bufs[] = { good, NULL, none_page };
@@ -304,11 +306,11 @@ static void stat_calls(void)
 						 fdwhat[i], n, flags[f], b);
 					record(what, r, b ? NULL : good);
 				}
-				for (b = 0; b < 4; b++) {
+				for (b = 0; b < 7; b++) {
 					memset(good, FILL, sizeof(good));
 					r = syscall(SYS_statx, fds[i], pnames[n], flags[f],
-						    b == 3 ? 0xfff : STATX_BASIC_STATS,
-						    b == 3 ? (void *)good : bufs[b]);
+						    b < 3 ? STATX_BASIC_STATS : smasks[b - 3],
+						    b < 3 ? bufs[b] : (void *)good);
 					snprintf(what, sizeof(what),
 						 "statx %s name=%d flags=%#x buf=%d",
 						 fdwhat[i], n, flags[f], b);
