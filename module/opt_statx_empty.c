@@ -52,7 +52,9 @@
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mount.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/stat.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
@@ -199,7 +201,6 @@ static int vfsfast_fdinfo_mnt_id(unsigned int fd, int *id)
 {
 	char name[40], *buf, *p;
 	struct file *info;
-	loff_t pos = 0;
 	ssize_t n;
 	int ret = -EINVAL;
 
@@ -212,7 +213,22 @@ static int vfsfast_fdinfo_mnt_id(unsigned int fd, int *id)
 		filp_close(info, NULL);
 		return -ENOMEM;
 	}
-	n = kernel_read(info, buf, 255, &pos);
+	/*
+	 * fdinfo is a seq_file; 5.10's kernel_read() refuses files without
+	 * ->read_iter, which its fdinfo lacks, so seq_read_iter() directly.
+	 */
+	if (info->f_op->read == seq_read || info->f_op->read_iter == seq_read_iter) {
+		struct kvec kv = { .iov_base = buf, .iov_len = 255 };
+		struct iov_iter iter;
+		struct kiocb kiocb;
+
+		init_sync_kiocb(&kiocb, info);
+		kiocb.ki_pos = 0;
+		iov_iter_kvec(&iter, READ, &kv, 1, 255);
+		n = seq_read_iter(&kiocb, &iter);
+	} else {
+		n = -EINVAL;
+	}
 	filp_close(info, NULL);
 	p = n > 0 ? strstr(buf, "mnt_id:") : NULL;
 	if (p && sscanf(p, "mnt_id: %d", id) == 1)
