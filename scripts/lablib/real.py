@@ -51,7 +51,16 @@ PROGRAMS = [
     ("cat", "`cat` of a small file (/etc/debian_version)", "cat /etc/debian_version", 20),
     ("sed", "`sed -n 1p /etc/passwd`", "sed -n 1p /etc/passwd", 20),
     ("date", "`date`", "date", 20),
+    # Last, since its processes stay: ps with 500 more processes asleep,
+    # started just before it (BEFORE).
+    ("ps-500", "`ps aux` with 500 more processes (`sleep`)", "ps aux", 1),
 ]
+
+# Shell run in the guest just before a program's measurement.
+BEFORE = {
+    "ps-500": "i=0; while [ $i -lt 500 ]; do sleep 100000 & i=$((i + 1)); done; "
+              "echo \"real: $(ls -d /proc/[0-9]* | wc -l) processes\"",
+}
 
 ROOT = "/real"
 # The programs' environment.  systemd's tools (udevadm trigger, settle,
@@ -116,6 +125,8 @@ def job_text(pairs, aa, seed, programs=PROGRAMS, knobs=None):
     """knobs: the optimizations to switch (comma separated); None: every
     one the kernel supports."""
     runs = "\n".join(f"{label} {shlex.quote(loop(cmd, n))}" for label, _, cmd, n in programs)
+    before = "\n".join(f"\t{label}) {BEFORE[label]} ;;" for label, _, _, _ in programs
+                       if label in BEFORE) or "\t*) ;;"
     return f"""load_vfsfast enable=none
 {SETUP}
 knobs={shlex.quote(knobs or "")}
@@ -129,6 +140,9 @@ sleep 5
 printf '%s\\n' {' '.join(shlex.quote(l) for l in runs.splitlines())} |
 while read -r label cmd; do
 	eval "cmd=$cmd"
+	case $label in
+{before}
+	esac
 	rm -rf /tmp/abres
 	vfsfast-ab -p {pairs} --aa {aa} --seed {seed} --no-perf -w 2 --settle 1 -o /tmp/abres \\
 		"$knobs" -- chroot $R /usr/bin/env -i $ENV /bin/sh -c "$cmd" </dev/null >/tmp/ab.out 2>&1
