@@ -216,14 +216,16 @@ case " $ON " in
 	;;
 esac
 
-# fstatat_empty's fast path may sleep in ->getattr() or in its copy to
-# user space, so it holds the module: rmmod is refused while it sleeps in
-# a userfaultfd page, and the call completes with stock's answer.
-case " $ON " in
-*" fstatat_empty "*)
-	set_knob fstatat_empty 1
+# fstatat_empty's and statx_empty's fast paths may sleep in ->getattr()
+# or in their copy to user space, so they hold the module: rmmod is
+# refused while one sleeps in a userfaultfd page, and the call completes
+# with stock's answer.
+for o in fstatat_empty statx_empty; do
+	case " $ON " in *" $o "*) ;; *) continue ;; esac
+	grep -q '^vfsfast ' /proc/modules || load_vfsfast enable=none
+	set_knob $o 1
 	rm -f /tmp/uffd.go
-	uffdrl --fstatat $S/f644 /tmp/uffd.go >/tmp/uffd.out 2>&1 &
+	uffdrl --${o%_empty} $S/f644 /tmp/uffd.go >/tmp/uffd.out 2>&1 &
 	up=$!
 	i=0
 	while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -231,13 +233,12 @@ case " $ON " in
 	touch /tmp/uffd.go
 	wait $up
 	urc=$?
-	t_checkv "fstatat_empty: rmmod refused while the fast path sleeps in a page fault" \
+	t_checkv "$o: rmmod refused while the fast path sleeps in a page fault" \
 		"$(cat /tmp/uffd.out /tmp/rmmod.err | tr '\n' ' ')" [ $refused = yes ]
-	t_checkv "fstatat_empty: the sleeping call completes with stock's answer" \
+	t_checkv "$o: the sleeping call completes with stock's answer" \
 		"$(cat /tmp/uffd.out | tr '\n' ' ')" [ $urc -eq 0 ]
-	grep -q '^vfsfast ' /proc/modules && set_knob fstatat_empty 0
-	;;
-esac
+	grep -q '^vfsfast ' /proc/modules && set_knob $o 0
+done
 grep -q '^vfsfast ' /proc/modules || load_vfsfast enable=none
 
 # /proc/filesystems: every read size and offset, knob off, then on twice

@@ -2,7 +2,7 @@
 /*
  * uffdrl: a readlink() that sleeps inside the kernel until told to go on.
  *
- * usage: uffdrl [--fstatat] PATH RELEASEFILE
+ * usage: uffdrl [--fstatat|--statx] PATH RELEASEFILE
  *
  * The buffer is a page registered with userfaultfd, so the readlink()'s
  * copy_to_user() faults and the task sleeps in the middle of
@@ -15,7 +15,9 @@
  *
  * With --fstatat, the call is newfstatat(fd, "", page, AT_EMPTY_PATH) of
  * PATH opened read-only, and the result is checked against the fstat
- * system call of the same descriptor.
+ * system call of the same descriptor.  With --statx, the call is
+ * statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, page), checked against
+ * statx() of PATH by name.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +39,7 @@ static char *page;
 static long result;
 static int result_errno;
 static int stat_fd = -1;
+static int use_statx;
 /*
  * The empty name, read once before the call: a fast path reads its first
  * byte with page faults disabled and hands the call to stock if the page
@@ -49,7 +52,10 @@ static void *reader(void *arg)
 	(void)arg;
 	if (__atomic_load_n(&empty_name[0], __ATOMIC_RELAXED))
 		return NULL;
-	if (stat_fd >= 0)
+	if (stat_fd >= 0 && use_statx)
+		result = syscall(SYS_statx, stat_fd, empty_name, AT_EMPTY_PATH,
+				 STATX_BASIC_STATS, page);
+	else if (stat_fd >= 0)
 		result = syscall(SYS_newfstatat, stat_fd, empty_name, page, AT_EMPTY_PATH);
 	else
 		result = readlink(path, page, 4096);
@@ -75,7 +81,8 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int uffd;
 
-	if (argc == 4 && !strcmp(argv[1], "--fstatat")) {
+	if (argc == 4 && (!strcmp(argv[1], "--fstatat") || !strcmp(argv[1], "--statx"))) {
+		use_statx = !strcmp(argv[1], "--statx");
 		argv++;
 		argc--;
 		stat_fd = open(argv[1], O_RDONLY);
@@ -83,11 +90,15 @@ int main(int argc, char **argv)
 			die(argv[1]);
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: uffdrl [--fstatat] PATH RELEASEFILE\n");
+		fprintf(stderr, "usage: uffdrl [--fstatat|--statx] PATH RELEASEFILE\n");
 		return 2;
 	}
 	path = argv[1];
-	if (stat_fd >= 0) {
+	if (stat_fd >= 0 && use_statx) {
+		elen = syscall(SYS_statx, AT_FDCWD, path, 0, STATX_BASIC_STATS, expect) ?
+			-1 : (long)sizeof(struct statx);
+		result_expect = 0;
+	} else if (stat_fd >= 0) {
 		elen = syscall(SYS_fstat, stat_fd, expect) ? -1 : (long)sizeof(struct stat);
 		result_expect = 0;
 	} else {
