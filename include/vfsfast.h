@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 
 #include "compat.h"
 
@@ -364,6 +365,22 @@ static __always_inline bool vfsfast_hold(void)
 static __always_inline void vfsfast_unhold(void)
 {
 	module_put(THIS_MODULE);
+}
+
+/*
+ * Whether a user-space name's first byte reads as 0 without a page fault:
+ * the test of the empty-path fast paths, which hand anything else (a
+ * fault stock would take, or report as -EFAULT) to the stock call.
+ */
+static __always_inline bool vfsfast_empty_user_name(const char __user *name)
+{
+	char c;
+	int err;
+
+	pagefault_disable();
+	err = get_user(c, name);
+	pagefault_enable();
+	return !err && !c;
 }
 
 /* symbols.c */

@@ -105,18 +105,6 @@ static int vfsfast_cp_new_stat(struct kstat *stat, struct stat __user *statbuf)
 	return copy_to_user(statbuf, &tmp, sizeof(tmp)) ? -EFAULT : 0;
 }
 
-/* Whether the name's first byte reads as 0 without a page fault. */
-static __always_inline bool vfsfast_empty_name(const char __user *name)
-{
-	char c;
-	int err;
-
-	pagefault_disable();
-	err = get_user(c, name);
-	pagefault_enable();
-	return !err && !c;
-}
-
 /* Not answered here: the stock system call, as a tail call. */
 static vfsfast_noipa long vfsfast_newfstatat_stock(const struct pt_regs *regs)
 {
@@ -154,7 +142,7 @@ static long vfsfast_sys_newfstatat(const struct pt_regs *regs)
 	vfsfast_enter(fstatat_empty);
 	if ((int)regs->r10 != AT_EMPTY_PATH || dfd < 0 ||
 	    !audit_dummy_context() ||
-	    !vfsfast_empty_name((const char __user *)regs->si))
+	    !vfsfast_empty_user_name((const char __user *)regs->si))
 		return vfsfast_newfstatat_stock(regs);
 	if (unlikely(!vfsfast_hold()))
 		return vfsfast_newfstatat_stock(regs);

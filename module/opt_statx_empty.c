@@ -110,18 +110,6 @@ static int vfsfast_cp_statx(const struct kstat *stat,
 	return copy_to_user(buffer, &tmp, sizeof(tmp)) ? -EFAULT : 0;
 }
 
-/* Whether the name's first byte reads as 0 without a page fault. */
-static __always_inline bool vfsfast_statx_empty_name(const char __user *name)
-{
-	char c;
-	int err;
-
-	pagefault_disable();
-	err = get_user(c, name);
-	pagefault_enable();
-	return !err && !c;
-}
-
 /* Whether stock would do more for this file than the fast path does. */
 static bool vfsfast_statx_stock_file(const struct file *file, u32 mask)
 {
@@ -179,7 +167,7 @@ static long vfsfast_sys_statx(const struct pt_regs *regs)
 	if (!(flags & AT_EMPTY_PATH) ||
 	    (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)) ||
 	    (mask & STATX__RESERVED) || dfd < 0 || !audit_dummy_context() ||
-	    !vfsfast_statx_empty_name((const char __user *)regs->si))
+	    !vfsfast_empty_user_name((const char __user *)regs->si))
 		return vfsfast_statx_stock(regs);
 	if (unlikely(!vfsfast_hold()))
 		return vfsfast_statx_stock(regs);

@@ -189,24 +189,16 @@ count() {
 	echo "-:kprobes/vfcall" >>$T/kprobe_events
 }
 echo 1 >$T/tracing_on
-case " $ON " in
-*" fstatat_empty "*)
+# names_cachep allocations per fstatat(fd, "") and per statx(fd, "").
+for o in fstatat_empty statx_empty; do
+	case " $ON " in *" $o "*) ;; *) continue ;; esac
 	ev="kmem_cache_alloc cache=%di:x64 names=@names_cachep:x64"
-	off=$(count fstatat_empty 0 fstatat-empty $ev)
-	on=$(count fstatat_empty 1 fstatat-empty $ev)
-	t_checkv "fstatat_empty: no name buffer per fstatat(fd, \"\") (names_cachep allocations: stock one per call)" \
+	mode=$(echo ${o%_empty} | tr _ -)-empty
+	off=$(count $o 0 $mode $ev)
+	on=$(count $o 1 $mode $ev)
+	t_checkv "$o: no name buffer per ${o%_empty}(fd, \"\") (names_cachep allocations: stock one per call)" \
 		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
-	;;
-esac
-case " $ON " in
-*" statx_empty "*)
-	ev="kmem_cache_alloc cache=%di:x64 names=@names_cachep:x64"
-	off=$(count statx_empty 0 statx-empty $ev)
-	on=$(count statx_empty 1 statx-empty $ev)
-	t_checkv "statx_empty: no name buffer per statx(fd, \"\") (names_cachep allocations: stock one per call)" \
-		"1,100 calls: off $off, on $on" [ "$off" -ge 1100 -a "$on" -lt 10 ]
-	;;
-esac
+done
 case " $ON " in
 *" access_creds "*)
 	off=$(count access_creds 0 access prepare_creds)
