@@ -51,6 +51,9 @@ PROGRAMS = [
     ("cat", "`cat` of a small file (/etc/debian_version)", "cat /etc/debian_version", 20),
     ("sed", "`sed -n 1p /etc/passwd`", "sed -n 1p /etc/passwd", 20),
     ("date", "`date`", "date", 20),
+    ("python3", "`python3 -c pass`", "python3 -c pass", 2),
+    ("gcc-c", "`gcc -c` of a hello-world C file (tmpfs)",
+     f"gcc -c -o {FARM}/hello.o {FARM}/hello.c", 1),
     # Last, since its processes stay: ps with 500 more processes asleep,
     # started just before it (BEFORE).
     ("ps-500", "`ps aux` with 500 more processes (`sleep`)", "ps aux", 1),
@@ -103,6 +106,7 @@ inroot /bin/sh -ec '
 		seq $((j * 100)) $((j * 100 + 99)) | xargs -I@ ln -s ../../targets/file-@ f-@
 		ln -s {FARM}/targets/dir-$j sub
 	done
+	printf "#include <stdio.h>\\nint main(void)\\n{{\\n\\tputs(\\"hello\\");\\n\\treturn 0;\\n}}\\n" >{FARM}/hello.c
 	touch {CHAIN}/target
 	ln -s {CHAIN}/target {CHAIN}/l0
 	for i in $(seq 1 {CHAIN_LINKS}); do ln -s {CHAIN}/l$((i - 1)) {CHAIN}/l$i; done
