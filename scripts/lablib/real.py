@@ -195,7 +195,7 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
     util.log(f"{kernel}: real programs (vfsfast-ab in the guest, {kernel.release} "
              f"userland), {pairs} pairs + {aa} A/A per program")
     res = guest.run_job(kernel, job_text(pairs, aa, seed, programs, knobs), ko, icount=True, timeout=5400,
-                        extra_files={"/lab/userland.img": image}, memory_mb=2048,
+                        extra_files={"/lab/userland.img": image}, memory_mb=3072,
                         on_output=_progress)
     report, files = ab.checked_output(kernel, res, RC_MARK, "real programs")
     m = re.search("^" + KNOBS_MARK + r"(\S*)$", report, re.M)
