@@ -17,7 +17,7 @@ load_vfsfast enable=none
 # On: the knobs the kernel lacks upstream; the others say why not.
 ON=
 for o in fstatat_empty statx_empty access_creds proc_filesystems; do
-	st=$(oneline "$(cat $VF/$o/status)")
+	oneline "$(cat $VF/$o/status)"; st=$_one
 	if [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
 		t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
 			[ "$(head -n 1 $VF/$o/status)" = off ]
@@ -116,8 +116,9 @@ case " $ON " in
 	# at load: a copy one int off must leave it unsupported.
 	if [ $all = yes ]; then
 		unload_vfsfast
-		insmod /lab/vfsfast-fi.ko enable=none fi_mnt_id_skew=1 ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
-		st=$(oneline "$(cat $VF/statx_empty/status)")
+		insmod /lab/vfsfast-fi.ko enable=none fi_mnt_id_skew=1 \
+			${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} 2>/tmp/insmod.err
+		oneline "$(cat $VF/statx_empty/status 2>&1; cat /tmp/insmod.err)"; st=$_one
 		rmmod vfsfast
 		load_vfsfast enable=none
 		t_checkv "statx_empty: unsupported when the struct mount copy is wrong (fi_mnt_id_skew)" \

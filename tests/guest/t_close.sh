@@ -12,7 +12,7 @@
 T=/sys/kernel/tracing
 o=close_sync
 load_vfsfast enable=none
-st=$(oneline "$(cat $VF/$o/status)")
+oneline "$(cat $VF/$o/status)"; st=$_one
 if [ "$VFSFAST_OPT_CLOSE_SYNC_UPSTREAM" != none ]; then
 	t_checkv "$o: unsupported where the kernel has it upstream, saying so" "$st" \
 		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status

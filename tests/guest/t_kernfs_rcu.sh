@@ -15,7 +15,7 @@ T=/sys/kernel/tracing
 CG=/sys/fs/cgroup
 DEEP=/sys/devices/system/cpu/cpu0/topology/core_id
 load_vfsfast enable=none
-st=$(oneline "$(cat $VF/kernfs_rcu/status)")
+oneline "$(cat $VF/kernfs_rcu/status)"; st=$_one
 
 # An independent witness of RCU-freed kernfs nodes: their RCU callback.
 if grep -q " kernfs_free_rcu\$" /proc/kallsyms; then

@@ -13,7 +13,7 @@
 T=/sys/kernel/tracing
 o=proc_pid_rcu
 load_vfsfast enable=none
-st=$(oneline "$(cat $VF/$o/status)")
+oneline "$(cat $VF/$o/status)"; st=$_one
 if [ "$VFSFAST_OPT_PROC_PID_RCU_STATUS_UPSTREAM" != none ]; then
 	t_checkv "$o: unsupported where the kernel has it upstream, saying so (asked at load)" "$st" \
 		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
