@@ -1,7 +1,9 @@
 # Toggle storm: VFSFAST_TOGGLES knob flips per kernel, split evenly over its
 # backends, each round flipping every optimization's knob on and off, while, on the guest's 2 vCPUs, the
-# readlink checker and Debian's stress-ng (pipe, inotify, fanotify and sysfs
-# stressors, run back to back with --verify) keep working.  No write may
+# readlink checker, Debian's stress-ng (pipe, inotify, fanotify and sysfs
+# stressors, run back to back with --verify) and a loop of the calls every
+# process makes (fstatat and statx of an empty path, access, open, read
+# and close, each result checked by abloop) keep working.  No write may
 # fail, every checker result and every stressor must pass, and afterwards
 # the readlink differential (rldiff, knob off vs on) must still be
 # byte-for-byte equal.  The console is checked by the harness.
@@ -45,6 +47,22 @@ else
 	stress_pid=
 fi
 
+echo data >/tmp/calls.f
+rm -f /tmp/calls.runs /tmp/calls.fails
+(
+	runs=0
+	fails=0
+	while [ ! -f /tmp/stop_stress ]; do
+		for m in fstatat-empty statx-empty access read-file; do
+			abloop $m 50 /tmp/calls.f >/dev/null 2>>/tmp/calls.err || fails=$((fails + 1))
+		done
+		runs=$((runs + 1))
+	done
+	echo $runs >/tmp/calls.runs
+	echo $fails >/tmp/calls.fails
+) &
+calls_pid=$!
+
 nb=$(echo $VFSFAST_BACKENDS_EXPECT | wc -w)
 want=$(( ${VFSFAST_TOGGLES:-1000} / (nb > 0 ? nb : 1) ))
 t0=$(date +%s)
@@ -60,6 +78,7 @@ done
 t1=$(date +%s)
 touch /tmp/stop_stress
 [ -n "$stress_pid" ] && wait $stress_pid
+wait $calls_pid
 stop_checker
 
 t_checkv "toggle: at least the profile's flips" "$flips of $want" [ "$flips" -ge "$want" ]
@@ -74,6 +93,9 @@ if [ -n "$stress_pid" ]; then
 	t_eq "toggle: every stress-ng run passed" 0 "$(cat /tmp/stress.fails)"
 	[ -f /tmp/stress.failed ] && note "stress-ng: $(tail -n 3 /tmp/stress.failed | tr '\n' ' ')"
 fi
+t_checkv "toggle: the calls loop (fstatat and statx of \"\", access, open/read/close) ran, every result right" \
+	"$(cat /tmp/calls.runs) rounds, $(cat /tmp/calls.fails) failed; $(tail -n 2 /tmp/calls.err 2>/dev/null | tr '\n' ' ')" \
+	[ "$(cat /tmp/calls.runs)" -gt 0 -a "$(cat /tmp/calls.fails)" = 0 ]
 for o in $opts; do
 	t_eq "toggle: $o ends as asked (off)" 0 "$(knob $o)"
 done
