@@ -54,6 +54,8 @@ PROGRAMS = [
     ("python3", "`python3 -c pass`", "python3 -c pass", 2),
     ("gcc-c", "`gcc -c` of a hello-world C file (tmpfs)",
      f"gcc -c -o {FARM}/hello.o {FARM}/hello.c", 1),
+    ("lsof", "`lsof -p` of a process with 100 files open (`tail -f`)",
+     f"lsof -p $(cat {FARM}/busy.pid)", 2),
     # Last, since its processes stay: ps with 500 more processes asleep,
     # started just before it (BEFORE).
     ("ps-500", "`ps aux` with 500 more processes (`sleep`)", "ps aux", 1),
@@ -61,6 +63,9 @@ PROGRAMS = [
 
 # Shell run in the guest just before a program's measurement.
 BEFORE = {
+    "lsof": f"inroot /bin/sh -c 'tail -q -f $(seq 0 99 | sed \"s|^|{FARM}/targets/file-|\") "
+            f">/dev/null 2>&1 & echo $! >{FARM}/busy.pid'; sleep 1; "
+            f"echo \"real: lsof of $(cat $R{FARM}/busy.pid), $(ls $R/proc/$(cat $R{FARM}/busy.pid)/fd | wc -l) descriptors\"",
     "ps-500": "i=0; while [ $i -lt 500 ]; do sleep 100000 & i=$((i + 1)); done; "
               "echo \"real: $(ls -d /proc/[0-9]* | wc -l) processes\"",
 }

@@ -1,8 +1,8 @@
 """A release's own userland as a root filesystem image, for real programs.
 
 The lab's guests run busybox; `vfsfast-lab real` measures the release's
-own lscpu, lsblk, udevadm, find, systemd-cgls, ps, ls, realpath, python3
-and gcc.  Their
+own lscpu, lsblk, udevadm, find, systemd-cgls, ps, ls, realpath, python3,
+gcc and lsof.  Their
 root filesystem is made from the release's build chroot: an overlay of
 it (the chroot itself is never changed), where apt, with the chroot's own
 sources and configuration (debian.APT_CONF), installs PACKAGES; then what
@@ -29,7 +29,7 @@ from . import build, debian, util
 
 # What the measured programs come from (the release's own builds).
 PACKAGES = ["util-linux", "udev", "procps", "findutils", "coreutils", "systemd",
-            "python3-minimal", "gcc", "libc6-dev"]
+            "python3-minimal", "gcc", "libc6-dev", "lsof"]
 
 # The image holds these packages, what they depend on (apt-cache depends
 # --recurse, installed ones only: no recommends) and the release's
