@@ -31,6 +31,15 @@
  * stay task work here too.  32-bit close(2) (__ia32_sys_close) is left
  * stock.
  *
+ * Only ->flush() can tell the extra reference from stock's (it may read
+ * file_count(), as the SCSI tape driver's does to decide whether to
+ * write its filemark), so a file with ->flush() is closed as stock
+ * closes it, with stock's count and its final put deferred; nothing else
+ * filp_close() runs (dnotify_flush(), locks_remove_posix()) reads the
+ * count.  Because the order against the audit record and the ptrace stop
+ * is visible to a tracer, the optimization is opt-in: enable=auto leaves
+ * it off.
+ *
  * The descriptor is taken out as stock's close_fd() takes it: under
  * file_lock, -EBADF where there is none.  5.10's close_fd_get_file()
  * lacks the array_index_nospec() of its pick_file(), so the compat
@@ -82,7 +91,19 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 	file = vfsfast_close_fd_get_file((unsigned int)regs->di);
 	if (!file) {
 		retval = -EBADF;
+	} else if (unlikely(file->f_op->flush)) {
+		/*
+		 * ->flush() may read the file's count (the SCSI tape driver
+		 * writes its filemark only when it is 1), so it must see
+		 * stock's: drop this reference first (the descriptor
+		 * table's, now ours, keeps the file) and close as stock,
+		 * final put deferred to task work.
+		 */
+		fput(file);
+		retval = filp_close(file, current->files);
+		vfsfast_fallback(close_sync);
 	} else {
+		/* Nothing in filp_close() but ->flush() reads the count. */
 		retval = filp_close(file, current->files);
 		if (atomic_long_dec_and_test(&file->f_count)) {
 			vfsfast_hit(close_sync);
@@ -99,6 +120,7 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 
 VFSFAST_TAIL_CALL(vfsfast_fput_work, vfsfast_stock_____fput);
 VFSFAST_TAIL_CALL(vfsfast_close_stock, vfsfast_stock___x64_sys_close);
+VFSFAST_TAIL_CALL(vfsfast_sys_close, vfsfast_close_stock);
 
 VFSFAST_FUNCS(close_sync, VFSFAST_CLOSE_SYNC_TARGETS);
 #else
@@ -106,7 +128,7 @@ VFSFAST_NO_FUNCS(close_sync);
 #endif
 
 VFSFAST_OPTIMIZATION(close_sync, VFSFAST_CLOSE_SYNC_TARGETS,
-		     VFSFAST_UPSTREAM_CLOSE_SYNC_INFO, auto,
+		     VFSFAST_UPSTREAM_CLOSE_SYNC_INFO, opt_in,
 	.upstream = VFSFAST_UPSTREAM_CLOSE_SYNC,
 	.lacks = VFSFAST_NO_CLOSE_SYNC,
 );

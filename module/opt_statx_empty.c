@@ -38,8 +38,9 @@
  *
  * The mount id comes from the module's copy of struct mount's layout
  * (compat/statx_empty.h); setup compares it with what the kernel reports
- * for every open descriptor of the loading task (/proc/self/fdinfo's
- * mnt_id), and leaves the optimization unsupported if one differs.
+ * for every open descriptor of the loading thread
+ * (/proc/thread-self/fdinfo's mnt_id), and leaves the optimization
+ * unsupported if one differs.
  *
  * ->getattr() and the copy to user space may sleep as long as a FUSE
  * daemon or a userfaultfd handler decides, so the fast path runs holding
@@ -192,7 +193,8 @@ static int vfsfast_fdinfo_mnt_id(unsigned int fd, int *id)
 	ssize_t n;
 	int ret = -EINVAL;
 
-	snprintf(name, sizeof(name), "/proc/self/fdinfo/%u", fd);
+	/* thread-self: the table fget_raw() read is this thread's. */
+	snprintf(name, sizeof(name), "/proc/thread-self/fdinfo/%u", fd);
 	info = filp_open(name, O_RDONLY, 0);
 	if (IS_ERR(info))
 		return PTR_ERR(info);
@@ -257,8 +259,10 @@ static int vfsfast_statx_setup(struct vfsfast_opt *opt)
 		ours = vfsfast_setup_mnt_id(file->f_path.mnt);
 		fput(file);
 		ret = vfsfast_fdinfo_mnt_id(fd, &theirs);
+		if (ret == -ENOENT)	/* closed meanwhile by another thread */
+			continue;
 		if (ret) {
-			vfsfast_unsupported(opt, "struct mount unchecked: /proc/self/fdinfo/%u: %d",
+			vfsfast_unsupported(opt, "struct mount unchecked: /proc/thread-self/fdinfo/%u: %d",
 					    fd, ret);
 			return ret;
 		}

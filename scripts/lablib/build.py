@@ -311,6 +311,7 @@ def make_install(kernel):
 # its cumulative successor, the kernfs task parker; and vfsfast built with
 # fault injection.
 TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast_testfs",
+                "vfsfast_flushrec",
                 "vfsfast-fi"]
 
 

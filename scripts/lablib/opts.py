@@ -234,7 +234,7 @@ OPTS = [
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
     Opt("close_sync", ("__x64_sys_close", "____fput"), "close_fd_get_file-private",
         "close(2) finishes the file itself (close_fd_get_file private to fs/)",
-        _close_sync_upstream, workloads="close_sync",
+        _close_sync_upstream, workloads="close_sync", opt_in=True,
         unsupported="the kernel has it upstream (close(2) with __fput_sync, 6.6): "
                     "nothing to replace"),
     Opt("proc_pid_rcu", ("pid_revalidate", "pid_update_inode"), "load-time",

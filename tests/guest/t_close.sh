@@ -3,7 +3,8 @@
 # close() returns and what is visible after it (inotify events, flock and
 # POSIX locks, dups, pipe and socket EOF, epoll, O_PATH, eventfd, memfd,
 # directories) knob off vs on, and task_work_add() per close of a last
-# reference counted by a kprobe (stock one, none with the knob on); and a
+# reference counted by a kprobe (stock one, none with the knob on); a
+# ->flush() that sees the file count stock gives it; and a
 # close() whose last put sleeps (a lingering TCP socket) holds the module,
 # so rmmod is refused meanwhile and the close() returns stock's answer.
 
@@ -21,6 +22,12 @@ if [ "$VFSFAST_OPT_CLOSE_SYNC_UPSTREAM" != none ]; then
 fi
 t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
 	[ "$(head -n 1 $VF/$o/status)" = off ]
+# Opt-in: what a tracer sees at the syscall-exit stop changes.
+unload_vfsfast
+load_vfsfast enable=auto
+t_eq "$o: opt-in, enable=auto leaves it off" 0 "$(knob $o)"
+unload_vfsfast
+load_vfsfast enable=none
 
 mkdir -p /tmp/cd
 for d in /tmp/cd /mnt/ext4; do
@@ -51,6 +58,30 @@ off=$(tw 0)
 on=$(tw 1)
 t_checkv "$o: no task work per close of a last reference (task_work_add: stock one per close)" \
 	"1,100 closes: off $off, on $on" [ "${off:-0}" -ge 1100 -a "${on:-1}" -lt 10 ]
+# A ->flush() may decide by the file count (the SCSI tape driver writes
+# its filemark only at 1): with the knob on it must see stock's count.
+# vfsfast_flushrec's ->flush() records it; the close is the shell's.
+if insmod /lab/vfsfast_flushrec.ko; then
+	P=/sys/module/vfsfast_flushrec/parameters
+	fc() { # knob value: the count the last ->flush() saw, and the flushes
+		set_knob $o $1
+		f0=$(cat $P/flushes)
+		(exec 3</dev/vfsfast_flushrec && exec 3<&-)
+		echo "$(cat $P/last_count) $(($(cat $P/flushes) - f0))"
+		set_knob $o 0
+	}
+	fb0=$(stat_of $o fallbacks)
+	off=$(fc 0)
+	on=$(fc 1)
+	fb=$(($(stat_of $o fallbacks) - fb0))
+	rmmod vfsfast_flushrec
+	t_checkv "$o: ->flush() sees stock's file count (closed as stock)" \
+		"off: count, flushes $off; on: $on; fallbacks+$fb" \
+		[ "${off%% *}" = 1 -a "$on" = "$off" -a $fb -ge 1 ]
+else
+	t_fail "$o: ->flush() sees stock's file count (closed as stock)" "insmod vfsfast_flushrec failed"
+fi
+
 # The final __fput() of a lingering socket sleeps inside the replacement:
 # rmmod must be refused at once (EBUSY) while it does, and the close()
 # must still return 0 after sleeping its linger time.
