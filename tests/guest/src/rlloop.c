@@ -11,12 +11,21 @@
  * value, the bytes, and the 16 bytes after them left untouched.
  * Prints "rlloop: iterations=N ok" and exits 0, or exits 1 on the first
  * mismatch, 2 on usage error.
+ *
+ * It naps for a microsecond every NAP_EVERY rounds.  The suite's guests
+ * run their vCPUs round-robin on one host thread, and qemu moves to the
+ * next vCPU only when the running one halts or its 100 ms slice ends: a
+ * kernel that waits for an IPI to a vCPU busy in this loop (text_poke_bp()'s
+ * syncs, 6.12's livepatch re-patching its preemption static calls) waited a
+ * whole slice per IPI.  With the nap, a vCPU with nothing else to run halts
+ * within a round.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -25,6 +34,7 @@
 #define GUARD		16
 #define FILL		0xA5
 #define STOP_EVERY	256
+#define NAP_EVERY	4
 
 struct target {
 	const char *path;
@@ -72,6 +82,7 @@ int main(int argc, char **argv)
 {
 	const char *stopfile;
 	struct target *t;
+	const struct timespec nap = { 0, 1000 };
 	unsigned long iter;
 	int n, i;
 	ssize_t r;
@@ -106,6 +117,8 @@ int main(int argc, char **argv)
 	for (iter = 0; ; iter++) {
 		if (!(iter % STOP_EVERY) && !access(stopfile, F_OK))
 			break;
+		if (!(iter % NAP_EVERY))
+			nanosleep(&nap, NULL);
 		for (i = 0; i < n; i++) {
 			check(&t[i], FULL_LEN, iter);
 			if (t[i].len / 2 >= 1)
