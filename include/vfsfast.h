@@ -387,6 +387,8 @@ static __always_inline bool vfsfast_empty_user_name(const char __user *name)
 int vfsfast_symbols_init(void);
 unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
 				  unsigned long *size);
+unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
+				  unsigned int steps);
 
 /* quiesce.c */
 int vfsfast_quiesce(struct vfsfast_opt *opt);

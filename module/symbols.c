@@ -79,6 +79,41 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
 }
 
 /*
+ * Address of the data symbol @name, found by walking kallsyms from @near,
+ * an address the linker resolved in the same object (an exported
+ * variable), up to @steps symbols each way; 0 if not found.  kprobes
+ * resolve functions only, and kallsyms_lookup_name() is not exported;
+ * sprint_symbol() is, and with CONFIG_KALLSYMS_ALL it names static
+ * variables too.  Its size is the distance to the next symbol, so one
+ * lookup per symbol walks them all.
+ */
+unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
+				  unsigned int steps)
+{
+	unsigned long addr, start, size;
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long offset;
+	unsigned int i;
+	int dir;
+
+	for (dir = 1; dir >= -1; dir -= 2) {
+		addr = near;
+		for (i = 0; i < steps; i++) {
+			sprint_symbol(buf, addr);
+			if (!strchr(buf, '+') ||
+			    sscanf(strchr(buf, '+'), "+%lx/%lx", &offset, &size) != 2 ||
+			    offset > addr || !size)
+				break;
+			start = addr - offset;
+			if (!strncmp(buf, name, strlen(name)) && buf[strlen(name)] == '+')
+				return start;
+			addr = dir > 0 ? start + size : start - 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Check the lookup against an address the linker resolved, once at load:
  * on IBT kernels this proves the step back over the ENDBR is right, and
  * that kprobes find the ftrace site.

@@ -59,6 +59,9 @@ BENCHES = {
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
                      "instructions per call"),
+    "proc_cgroup": (("proc_cgroup",),
+                    "open, read and close of /proc/self/cgroup (cgroup2 only), "
+                    "instructions per read"),
     "proc_filesystems": (("proc_filesystems",),
                          "open, read and close of /proc/filesystems, instructions per read"),
 }
@@ -99,6 +102,7 @@ WORKLOADS = {
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),
                      ("proc-read", [], ["proc-read"])],
+    "proc_cgroup": [("proc-cgroup", [], ["proc-cgroup"])],
     "proc_filesystems": [("read", [], ["read-file"])],
 }
 

@@ -105,10 +105,10 @@ def _close_sync_upstream(k):
     return re.search(r"\bclose_fd_get_file\(", k.header_text("linux/fdtable.h")) is None
 
 
-def _proc_pid_rcu_upstream(k):
-    """5.14's pid_revalidate() answers in RCU mode; no header shows it,
-    so this is the release the kernel tree's Makefile names, which the
-    module does not read: it asks the kernel's own function at load."""
+def _release_at_least(k, release):
+    """Whether the kernel tree's Makefile names @release or later: for
+    the changes no header shows, which the module does not decide this
+    way (it asks the kernel's own function at load)."""
     try:
         with open(k.source_header("Makefile")) as f:
             text = f.read()
@@ -116,7 +116,18 @@ def _proc_pid_rcu_upstream(k):
         return False
     v = re.search(r"^VERSION = (\d+)", text, re.M)
     p = re.search(r"^PATCHLEVEL = (\d+)", text, re.M)
-    return v is not None and p is not None and (int(v.group(1)), int(p.group(1))) >= (5, 14)
+    return v is not None and p is not None and (int(v.group(1)), int(p.group(1))) >= release
+
+
+def _proc_pid_rcu_upstream(k):
+    """5.14's pid_revalidate() answers in RCU mode."""
+    return _release_at_least(k, (5, 14))
+
+
+def _proc_cgroup_upstream(k):
+    """6.7's proc_cgroup_show() takes no cgroup_mutex (6.1.y has the RCU
+    root list of the same series, not this)."""
+    return _release_at_least(k, (6, 7))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,6 +252,11 @@ OPTS = [
         "pid_revalidate answers in RCU mode", _proc_pid_rcu_upstream,
         workloads="proc_pid_rcu", load_time=True,
         unsupported="the kernel has it upstream (pid_revalidate answers in RCU mode, 5.14): "
+                    "nothing to replace"),
+    Opt("proc_cgroup", ("proc_cgroup_show",), "load-time",
+        "proc_cgroup_show runs without cgroup_mutex", _proc_cgroup_upstream,
+        workloads="proc_cgroup", load_time=True,
+        unsupported="the kernel has it upstream (proc_cgroup_show runs without cgroup_mutex, 6.7): "
                     "nothing to replace"),
     Opt("proc_filesystems", ("register_filesystem", "unregister_filesystem",
                              "filesystems_proc_show"), "file_system_type.list",

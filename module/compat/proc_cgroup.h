@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the proc_cgroup optimization needs to know of the kernel.
+ *
+ * Whether proc_cgroup_show() still takes cgroup_mutex (before 6.7's
+ * "cgroup: Eliminate the need for cgroup_mutex in proc_cgroup_show()")
+ * shows in no header: 6.1.y took the other half of that series (struct
+ * cgroup_root's rcu head) without it.  The module asks the kernel's own
+ * function at load (opt_proc_cgroup.c).  Everything the replacement reads
+ * is in public headers: struct css_set, struct cgroup, struct cgroup_root
+ * and struct cgroup_namespace; cgrp_dfl_root and kernfs_path_from_node()
+ * are exported.  css_set_lock and cgroup_mutex are exported only by
+ * kernels with CONFIG_PROVE_RCU (Debian's are not): the module finds them
+ * by name in kallsyms (CONFIG_KALLSYMS_ALL, which Debian's have),
+ * walking from an exported neighbour: cgroup_mutex from cgrp_dfl_root
+ * (both kernel/cgroup/cgroup.c's .data, 29 symbols apart on 5.10),
+ * css_set_lock from dma_spin_lock (kernel/dma.c's .bss, which the linker
+ * places a few objects before kernel/cgroup/'s: about 25 symbols apart on
+ * 5.10 and 6.1).  The walk gives up after 256 symbols each way, and the
+ * optimization is then unsupported, saying so.
+ */
+#ifndef _VFSFAST_COMPAT_PROC_CGROUP_H
+#define _VFSFAST_COMPAT_PROC_CGROUP_H
+
+#include <linux/cgroup.h>
+
+#define VFSFAST_PROC_CGROUP		1
+#define VFSFAST_NO_PROC_CGROUP		NULL
+
+/*
+ * The kernel's answer, when it has it: set at load, since no header
+ * says; "load-time" is what modinfo can say before.
+ */
+#define VFSFAST_UPSTREAM_PROC_CGROUP \
+	"proc_cgroup_show runs without cgroup_mutex"
+#define VFSFAST_UPSTREAM_PROC_CGROUP_INFO	"load-time"
+
+/*
+ * kernel/cgroup/cgroup-internal.h's cgroup_is_dead(), the same from 5.10
+ * to 7.x: a cgroup is dead once rmdir cleared CSS_ONLINE.
+ */
+static inline bool vfsfast_cgroup_is_dead(const struct cgroup *cgrp)
+{
+	return !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE);
+}
+
+/* kernel/locking/mutex.c's MUTEX_FLAG_WAITERS: someone sleeps on it. */
+#define VFSFAST_MUTEX_FLAG_WAITERS	0x01UL
+
+#endif

@@ -1,0 +1,271 @@
+# proc_cgroup, /proc/<pid>/cgroup without cgroup_mutex: status everywhere
+# (the module asks the kernel's proc_cgroup_show() at load, holding
+# cgroup_mutex); where the kernel lacks it, differentials knob off vs on
+# of every process's file (kernel threads, processes in nested cgroups, a
+# zombie whose cgroup was removed: " (deleted)") as root, as a user and
+# from a cgroup namespace, with a named v1 hierarchy too (stock answers);
+# cgroup_mutex acquisitions per read counted by a kprobe; reads of a task
+# moved back and forth while cgroups are made and removed and a named v1
+# hierarchy comes and goes; and (fault-injection build) a read parked
+# while a hierarchy is mounted and the task moved, with the guard that
+# keeps the one-hierarchy test and the line in one css_set_lock section,
+# and without it.
+
+. /lab/lib.sh; in_group t_cgroup || return 0
+
+T=/sys/kernel/tracing
+o=proc_cgroup
+CG=/sys/fs/cgroup
+V1=/tmp/vfcg1
+grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+load_vfsfast enable=none
+oneline "$(cat $VF/$o/status)"; st=$_one
+if [ "$VFSFAST_OPT_PROC_CGROUP_STATUS_UPSTREAM" != none ]; then
+	t_checkv "$o: unsupported where the kernel has it upstream, saying so (asked at load)" "$st" \
+		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
+	t_check "$o: enable refused where the kernel has it upstream" \
+		sh -c "! echo 1 >$VF/$o/enabled 2>/dev/null"
+	unload_vfsfast
+	return 0 2>/dev/null || exit 0
+fi
+t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
+	[ "$(head -n 1 $VF/$o/status)" = off ]
+
+all=yes
+per_backend VFSFAST_TREE_DIFFS || all=no
+
+# Other groups leave cgroup v1 hierarchies mounted (t_kernfs's named
+# one), which send every read to stock: unmount them, and wait for the
+# kernel to tear them down (asynchronously, once their last cgroup goes).
+v1_gone() {
+	for m in $(awk '$3 == "cgroup" { print $2 }' /proc/mounts); do umount $m; done
+	i=0
+	while grep -qv '^0::' /proc/self/cgroup && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	! grep -qv '^0::' /proc/self/cgroup
+}
+v1_gone || note "$o: cgroup v1 hierarchies remain: $(grep -v '^0::' /proc/self/cgroup | tr '\n' ' ')"
+
+# The processes: in nested cgroups, one in the root, a zombie (the child
+# of a sleep that never reaps) whose cgroup is removed after it died.
+rmdir $CG/vfg/z $CG/vfg/a/b $CG/vfg/a $CG/vfg/c $CG/vfg 2>/dev/null
+mkdir -p $CG/vfg/a/b $CG/vfg/c $CG/vfg/z
+pids=
+for d in vfg/a vfg/a/b vfg/c; do
+	sleep 1000 &
+	echo $! >$CG/$d/cgroup.procs
+	pids="$pids $!"
+done
+sh -c "echo \$\$ >$CG/vfg/z/cgroup.procs; (exit 0) & exec sleep 1000" &
+zp=$!
+pids="$pids $zp"
+sleep 0.5
+echo $zp >$CG/vfg/c/cgroup.procs
+rmdir $CG/vfg/z
+zombie=$(for s in /proc/[0-9]*/stat; do
+	awk -v pp=$zp '$4 == pp && $3 == "Z" { print $1 }' $s 2>/dev/null; done)
+t_checkv "$o: a zombie whose cgroup was removed reads as deleted" \
+	"zombie ${zombie:-none}: $(cat /proc/${zombie:-0}/cgroup 2>&1)" \
+	grep -qx '0::/vfg/z (deleted)' /proc/${zombie:-0}/cgroup
+
+# Every process's file, through PREFIX ("", "runas 1000", a cgroup
+# namespace rooted at vfg/a), knob off, on, off, on: the two off listings
+# give the volatile entries (processes that came or went), which are left
+# out; the rest must be equal byte for byte.
+cgdump() {
+	"$@" sh -c 'for p in /proc/[0-9]*; do
+		printf "%s: %s\n" "${p#/proc/}" "$(cat $p/cgroup 2>&1 | tr "\n" "|")"
+	done' | sort
+}
+cgdiff() { # TAG PREFIX...
+	tag=$(echo "$1" | tr -c 'a-z0-9\n' _)
+	shift
+	h0=$(stat_of $o hits)
+	for x in a b c d; do
+		case $x in a|c) set_knob $o 0 ;; *) set_knob $o 1 ;; esac
+		cgdump "$@" >/tmp/cg.$tag.$x
+	done
+	set_knob $o 0
+	dh=$(($(stat_of $o hits) - h0))
+	# Processes in all four listings whose off listings agree: equal,
+	# else a mismatch; "compared mismatches" on stdout.
+	res=$(awk '{ k = $1; v[FILENAME, k] = $0; seen[k]++ }
+		END {
+			for (k in seen) {
+				if (seen[k] != 4 || v[A, k] != v[C, k]) continue
+				n++
+				if (v[A, k] != v[B, k] || v[A, k] != v[D, k]) {
+					bad++
+					print "MISMATCH " v[A, k] " / " v[B, k] " / " v[D, k] > "/dev/stderr"
+				}
+			}
+			print n + 0, bad + 0
+		}' A=/tmp/cg.$tag.a B=/tmp/cg.$tag.b C=/tmp/cg.$tag.c D=/tmp/cg.$tag.d \
+		/tmp/cg.$tag.a /tmp/cg.$tag.b /tmp/cg.$tag.c /tmp/cg.$tag.d 2>/tmp/cg.$tag.err)
+	n=${res% *} bad=${res#* }
+}
+
+# cgdiff_check TAG WANT_HITS PREFIX...: one differential and its result.
+cgdiff_check() {
+	tag=$1 want=$2
+	shift 2
+	cgdiff "$tag" "$@"
+	t_checkv "$o: /proc/<pid>/cgroup of every process knob off vs on, byte for byte ($tag)" \
+		"$n processes, $bad mismatches, hits+$dh $(head -c 300 /tmp/cg.$tag.err)" \
+		[ "$bad" = 0 -a "$n" -ge 20 -a \( "$want" = 0 -o "$dh" -ge "$n" \) ]
+}
+
+cgdiff_check "as root" 1
+if [ $all = yes ]; then
+	cgdiff_check "as a user" 1 /lab/bin/runas 1000
+	# A cgroup namespace rooted at vfg/a: paths relative to it ("/b",
+	# "/../c", "/.." for the root).
+	cgdiff_check "in a cgroup namespace" 1 \
+		sh -c "echo \$\$ >$CG/vfg/a/cgroup.procs && exec unshare -C \"\$@\"" sh
+	t_checkv "$o: paths relative to the reader's cgroup namespace" \
+		"$(grep "^$zp:" /tmp/cg.in_a_cgroup_namespace.a)" \
+		grep -q "^$zp: 0::/../c|" /tmp/cg.in_a_cgroup_namespace.a
+	# With a named v1 hierarchy every read is stock's (counted as a
+	# fallback): the same listings, two lines per process.
+	mkdir -p $V1
+	if mount -t cgroup -o none,name=vfcg cgroup $V1; then
+		f0=$(stat_of $o fallbacks)
+		cgdiff_check "a named v1 hierarchy mounted: stock answers" 0
+		f1=$(stat_of $o fallbacks)
+		t_checkv "$o: with a v1 hierarchy every read goes to stock" \
+			"hits+$dh, fallbacks+$((f1 - f0))" [ "$dh" = 0 -a $((f1 - f0)) -ge "$n" ]
+		v1_gone || t_fail "$o: the named v1 hierarchy goes at umount" \
+			"$(grep -v '^0::' /proc/self/cgroup | tr '\n' ' ')"
+	else
+		t_fail "$o: a named v1 hierarchy mounts" "mount failed"
+	fi
+fi
+
+# cgroup_mutex acquisitions during 100 reads of /proc/self/cgroup,
+# counted by a kprobe event on mutex_lock() filtered on the mutex's
+# address and on the reading command: stock one per read, none on.
+cmutex=$(awk '$3 == "cgroup_mutex" { print $1 }' /proc/kallsyms)
+mlock=mutex_lock
+grep -q " mutex_lock_nested\$" /proc/kallsyms && mlock=mutex_lock_nested
+reads() { i=0; while [ $i -lt 100 ]; do cat /proc/self/cgroup; i=$((i + 1)); done >/dev/null; }
+mcount() { # knob value
+	set_knob $o $1
+	echo "p:kprobes/vfcgm $mlock lock=%di:u64" >>$T/kprobe_events || return 1
+	echo "lock == 0x$cmutex && comm == \"cat\"" >$T/events/kprobes/vfcgm/filter
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vfcgm/enable
+	reads
+	echo 0 >$T/events/kprobes/vfcgm/enable
+	grep -c ' vfcgm:' $T/trace
+	echo '-:kprobes/vfcgm' >>$T/kprobe_events
+	set_knob $o 0
+}
+echo 1 >$T/tracing_on
+h0=$(stat_of $o hits)
+off=$(mcount 0)
+h1=$(stat_of $o hits)
+on=$(mcount 1)
+h2=$(stat_of $o hits)
+t_checkv "$o: no cgroup_mutex per /proc/self/cgroup read (stock: one per read)" \
+	"100 reads: off $off, on $on; hits off +$((h1 - h0)), on +$((h2 - h1))" \
+	[ "${off:-0}" -ge 100 -a "${on:-1}" = 0 -a $((h2 - h1)) -ge 100 ]
+
+# Reads of a task moved between two cgroups, while cgroups are made and
+# removed and (full runs, first backend) a named v1 hierarchy is mounted
+# and unmounted: every answer is one a stock read could give.
+set -- $pids
+mover=$1
+set_knob $o 1
+rm -f /tmp/cg.stop
+(
+	while [ ! -f /tmp/cg.stop ]; do
+		echo $mover >$CG/vfg/c/cgroup.procs
+		mkdir $CG/vfg/t 2>/dev/null
+		echo $mover >$CG/vfg/a/cgroup.procs
+		rmdir $CG/vfg/t 2>/dev/null
+	done
+) &
+churn=$!
+v1churn=
+if [ $all = yes ]; then
+	(
+		while [ ! -f /tmp/cg.stop ]; do
+			mount -t cgroup -o none,name=vfcc cgroup $V1 && umount $V1
+		done
+	) &
+	v1churn=$!
+fi
+h0=$(stat_of $o hits)
+f0=$(stat_of $o fallbacks)
+end=$(($(date +%s) + ${VFSFAST_STRESS_S:-5}))
+reads=0 bad=0 badv=
+while [ "$(date +%s)" -lt $end ]; do
+	for r in 1 2 3 4 5 6 7 8 9 10; do
+		v=$(tr '\n' '|' </proc/$mover/cgroup)
+		case "$v" in
+		"0::/vfg/a|" | "0::/vfg/c|" | [1-9]*":name=vfcc:/|0::/vfg/a|" | \
+			[1-9]*":name=vfcc:/|0::/vfg/c|") ;;
+		*) bad=$((bad + 1)) badv="$v" ;;
+		esac
+		reads=$((reads + 1))
+	done
+done
+touch /tmp/cg.stop
+wait $churn $v1churn
+set_knob $o 0
+t_checkv "$o: reads of a task moved between cgroups, during mkdir/rmdir${v1churn:+ and v1 mount/umount}: each a stock answer" \
+	"$reads reads, $bad bad${badv:+ (last: $badv)}, hits+$(($(stat_of $o hits) - h0)), fallbacks+$(($(stat_of $o fallbacks) - f0))" \
+	[ $bad = 0 -a $reads -gt 0 ]
+v1_gone >/dev/null
+unload_vfsfast
+
+# Fault-injection build, the kernel's first backend: a read parked while
+# a named v1 hierarchy is mounted and then the task is moved.  A stock
+# read gives the task's old cgroup alone, or the new hierarchy's line
+# with the old or the new cgroup; never the new cgroup alone.  Parked
+# before its css_set_lock section (fi_cg_split=0) the fast path sees the
+# second hierarchy and answers as stock; parked between the
+# one-hierarchy test and the line (fi_cg_split=1: the guard removed) it
+# gives the new cgroup alone, which the check must catch.
+if [ $all = yes ]; then
+	P=/sys/module/vfsfast/parameters
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	cp /bin/cat /tmp/cgpark
+	parked_read() { # fi_cg_split
+		v1_gone >/dev/null
+		echo $mover >$CG/vfg/a/cgroup.procs
+		echo $1 >$P/fi_cg_split
+		set_knob $o 1
+		echo cgpark >$P/fi_cg_park
+		/tmp/cgpark /proc/$mover/cgroup >/tmp/cg.parked &
+		w=$!
+		i=0
+		p0=$(cat $P/fi_cg_parked)
+		while [ "$(cat $P/fi_cg_parked)" = "$p0" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+		parked=$(($(cat $P/fi_cg_parked) - p0))
+		mount -t cgroup -o none,name=vfcp cgroup $V1
+		echo $mover >$CG/vfg/c/cgroup.procs
+		echo >$P/fi_cg_park
+		wait $w
+		set_knob $o 0
+		echo 0 >$P/fi_cg_split
+		umount $V1
+		v="$(tr '\n' '|' </tmp/cg.parked)"
+		case "$v" in
+		"0::/vfg/a|" | [1-9]*":name=vfcp:/|0::/vfg/a|" | [1-9]*":name=vfcp:/|0::/vfg/c|") ok=stock ;;
+		*) ok=bad ;;
+		esac
+		echo "parked $parked, read: $v $ok"
+	}
+	r=$(parked_read 0)
+	t_checkv "$o: a read parked while a hierarchy is mounted and its task moved answers as stock" \
+		"$r" [ "${r#parked 1,}" != "$r" -a "${r% stock}" != "$r" ]
+	r=$(parked_read 1)
+	t_checkv "$o: the check catches a fast path that drops css_set_lock between its test and its line (fi_cg_split)" \
+		"$r" [ "${r#parked 1,}" != "$r" -a "$r" != "${r% bad}" ]
+	unload_vfsfast
+fi
+
+kill $pids 2>/dev/null
+wait $pids 2>/dev/null
+v1_gone >/dev/null
+rmdir $CG/vfg/a/b $CG/vfg/a $CG/vfg/c $CG/vfg 2>/dev/null
