@@ -208,7 +208,8 @@ void vfsfast_fi_hold_task(const char *name, int *parked, unsigned int max_ms,
 	if (!READ_ONCE(name[0]) || !sysfs_streq(comm, name))
 		return;
 	(*parked)++;
-	for (ms = 0; ms < max_ms && READ_ONCE(name[0]); ms += step) {
+	/* "echo >param" clears it: a newline alone ends the hold too. */
+	for (ms = 0; ms < max_ms && READ_ONCE(name[0]) > ' '; ms += step) {
 		if (spin)
 			mdelay(step);
 		else

@@ -287,7 +287,7 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 		}
 		if (vfsfast_cg_ask_blocked(a))
 			break;
-		msleep(2);
+		usleep_range(2000, 3000);
 	}
 	mutex_unlock(vfsfast_cgroup_mutex);
 	wait_for_completion(&a->done);

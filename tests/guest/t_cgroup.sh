@@ -13,6 +13,7 @@
 
 . /lab/lib.sh; in_group t_cgroup || return 0
 
+
 T=/sys/kernel/tracing
 o=proc_cgroup
 CG=/sys/fs/cgroup
@@ -77,12 +78,12 @@ cgdump() {
 	done' | sort
 }
 cgdiff() { # TAG PREFIX...
-	tag=$(echo "$1" | tr -c 'a-z0-9\n' _)
+	ft=$(echo "$1" | tr -c 'a-z0-9\n' _)
 	shift
 	h0=$(stat_of $o hits)
 	for x in a b c d; do
 		case $x in a|c) set_knob $o 0 ;; *) set_knob $o 1 ;; esac
-		cgdump "$@" >/tmp/cg.$tag.$x
+		cgdump "$@" >/tmp/cg.$ft.$x
 	done
 	set_knob $o 0
 	dh=$(($(stat_of $o hits) - h0))
@@ -99,8 +100,8 @@ cgdiff() { # TAG PREFIX...
 				}
 			}
 			print n + 0, bad + 0
-		}' A=/tmp/cg.$tag.a B=/tmp/cg.$tag.b C=/tmp/cg.$tag.c D=/tmp/cg.$tag.d \
-		/tmp/cg.$tag.a /tmp/cg.$tag.b /tmp/cg.$tag.c /tmp/cg.$tag.d 2>/tmp/cg.$tag.err)
+		}' A=/tmp/cg.$ft.a B=/tmp/cg.$ft.b C=/tmp/cg.$ft.c D=/tmp/cg.$ft.d \
+		/tmp/cg.$ft.a /tmp/cg.$ft.b /tmp/cg.$ft.c /tmp/cg.$ft.d 2>/tmp/cg.$ft.err)
 	n=${res% *} bad=${res#* }
 }
 
@@ -110,7 +111,7 @@ cgdiff_check() {
 	shift 2
 	cgdiff "$tag" "$@"
 	t_checkv "$o: /proc/<pid>/cgroup of every process knob off vs on, byte for byte ($tag)" \
-		"$n processes, $bad mismatches, hits+$dh $(head -c 300 /tmp/cg.$tag.err)" \
+		"$n processes, $bad mismatches, hits+$dh $(head -c 300 /tmp/cg.$ft.err)" \
 		[ "$bad" = 0 -a "$n" -ge 20 -a \( "$want" = 0 -o "$dh" -ge "$n" \) ]
 }
 
@@ -119,8 +120,7 @@ if [ $all = yes ]; then
 	cgdiff_check "as a user" 1 /lab/bin/runas 1000
 	# A cgroup namespace rooted at vfg/a: paths relative to it ("/b",
 	# "/../c", "/.." for the root).
-	cgdiff_check "in a cgroup namespace" 1 \
-		sh -c "echo \$\$ >$CG/vfg/a/cgroup.procs && exec unshare -C \"\$@\"" sh
+	cgdiff_check "in a cgroup namespace" 1 /lab/bin/runas -C $CG/vfg/a
 	t_checkv "$o: paths relative to the reader's cgroup namespace" \
 		"$(grep "^$zp:" /tmp/cg.in_a_cgroup_namespace.a)" \
 		grep -q "^$zp: 0::/../c|" /tmp/cg.in_a_cgroup_namespace.a
@@ -229,17 +229,17 @@ unload_vfsfast
 if [ $all = yes ]; then
 	P=/sys/module/vfsfast/parameters
 	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
-	cp /bin/cat /tmp/cgpark
+	cp /lab/bin/runas /tmp/cgpark
 	parked_read() { # fi_cg_split
 		v1_gone >/dev/null
 		echo $mover >$CG/vfg/a/cgroup.procs
 		echo $1 >$P/fi_cg_split
 		set_knob $o 1
+		p0=$(cat $P/fi_cg_parked)
 		echo cgpark >$P/fi_cg_park
-		/tmp/cgpark /proc/$mover/cgroup >/tmp/cg.parked &
+		/tmp/cgpark -c /proc/$mover/cgroup >/tmp/cg.parked &
 		w=$!
 		i=0
-		p0=$(cat $P/fi_cg_parked)
 		while [ "$(cat $P/fi_cg_parked)" = "$p0" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
 		parked=$(($(cat $P/fi_cg_parked) - p0))
 		mount -t cgroup -o none,name=vfcp cgroup $V1
@@ -269,3 +269,4 @@ kill $pids 2>/dev/null
 wait $pids 2>/dev/null
 v1_gone >/dev/null
 rmdir $CG/vfg/a/b $CG/vfg/a $CG/vfg/c $CG/vfg 2>/dev/null
+
