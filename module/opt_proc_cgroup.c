@@ -250,6 +250,19 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
 	       !completion_done(&a->done);
 }
 
+/*
+ * A variable of kernel/cgroup/cgroup.c by name: near dma_spin_lock in .bss
+ * (css_set_lock; cgroup_mutex too where it is zero-initialized, 7.x), or
+ * near cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1).
+ */
+static unsigned long vfsfast_cg_find(const char *name)
+{
+	unsigned long addr;
+
+	addr = vfsfast_lookup_data(name, (unsigned long)&dma_spin_lock, 256);
+	return addr ?: vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
+}
+
 static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 {
 	struct vfsfast_cg_ask *a;
@@ -257,12 +270,9 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 	unsigned int ms;
 	int ret = 0;
 
-	vfsfast_css_set_lock = (spinlock_t *)
-		vfsfast_lookup_data("css_set_lock", (unsigned long)&dma_spin_lock, 256);
-	vfsfast_cgroup_mutex = (struct mutex *)
-		vfsfast_lookup_data("cgroup_mutex", (unsigned long)&cgrp_dfl_root, 256);
-	if (!vfsfast_css_set_lock || !vfsfast_cgroup_mutex) {
-		vfsfast_unsupported(opt, "css_set_lock or cgroup_mutex not found in kallsyms");
+	vfsfast_cgroup_mutex = (struct mutex *)vfsfast_cg_find("cgroup_mutex");
+	if (!vfsfast_cgroup_mutex) {
+		vfsfast_unsupported(opt, "cgroup_mutex not found in kallsyms");
 		return -ENOENT;
 	}
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
@@ -301,8 +311,14 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 	} else if (ms >= 10000) {
 		vfsfast_unsupported(opt, "proc_cgroup_show() neither finished nor waited on cgroup_mutex in 10 s");
 		ret = -ETIMEDOUT;
-	} else if (!a->ret) {
-		vfsfast_cg_note_visible(&a->seq, 0);
+	} else {
+		vfsfast_css_set_lock = (spinlock_t *)vfsfast_cg_find("css_set_lock");
+		if (!vfsfast_css_set_lock) {
+			vfsfast_unsupported(opt, "css_set_lock not found in kallsyms");
+			ret = -ENOENT;
+		} else if (!a->ret) {
+			vfsfast_cg_note_visible(&a->seq, 0);
+		}
 	}
 	kfree(a->seq.buf);
 	kfree(a);

@@ -12,12 +12,12 @@
  * are exported.  css_set_lock and cgroup_mutex are exported only by
  * kernels with CONFIG_PROVE_RCU (Debian's are not): the module finds them
  * by name in kallsyms (CONFIG_KALLSYMS_ALL, which Debian's have),
- * walking from an exported neighbour: cgroup_mutex from cgrp_dfl_root
- * (both kernel/cgroup/cgroup.c's .data, 29 symbols apart on 5.10),
- * css_set_lock from dma_spin_lock (kernel/dma.c's .bss, which the linker
- * places a few objects before kernel/cgroup/'s: about 25 symbols apart on
- * 5.10 and 6.1).  The walk gives up after 256 symbols each way, and the
- * optimization is then unsupported, saying so.
+ * walking from an exported neighbour, up to 256 symbols each way:
+ * dma_spin_lock (kernel/dma.c's .bss, which the linker places a few
+ * objects before kernel/cgroup/'s: css_set_lock about 25 symbols after it
+ * on 5.10, 6.1 and 7.2, and 7.2's zero-initialized cgroup_mutex), then
+ * cgrp_dfl_root (cgroup_mutex in .data on 5.10 and 6.1, 29 symbols
+ * after it).  Not found, the optimization is unsupported, saying which.
  */
 #ifndef _VFSFAST_COMPAT_PROC_CGROUP_H
 #define _VFSFAST_COMPAT_PROC_CGROUP_H

@@ -19,18 +19,7 @@ o=proc_cgroup
 CG=/sys/fs/cgroup
 V1=/tmp/vfcg1
 grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
-load_vfsfast enable=none
-oneline "$(cat $VF/$o/status)"; st=$_one
-if [ "$VFSFAST_OPT_PROC_CGROUP_STATUS_UPSTREAM" != none ]; then
-	t_checkv "$o: unsupported where the kernel has it upstream, saying so (asked at load)" "$st" \
-		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
-	t_check "$o: enable refused where the kernel has it upstream" \
-		sh -c "! echo 1 >$VF/$o/enabled 2>/dev/null"
-	unload_vfsfast
-	return 0 2>/dev/null || exit 0
-fi
-t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
-	[ "$(head -n 1 $VF/$o/status)" = off ]
+load_time_opt $o || return 0 2>/dev/null || exit 0
 
 all=yes
 per_backend VFSFAST_TREE_DIFFS || all=no

@@ -12,18 +12,7 @@
 
 T=/sys/kernel/tracing
 o=proc_pid_rcu
-load_vfsfast enable=none
-oneline "$(cat $VF/$o/status)"; st=$_one
-if [ "$VFSFAST_OPT_PROC_PID_RCU_STATUS_UPSTREAM" != none ]; then
-	t_checkv "$o: unsupported where the kernel has it upstream, saying so (asked at load)" "$st" \
-		grep -q '^unsupported: the kernel has it upstream' $VF/$o/status
-	t_check "$o: enable refused where the kernel has it upstream" \
-		sh -c "! echo 1 >$VF/$o/enabled 2>/dev/null"
-	unload_vfsfast
-	return 0 2>/dev/null || exit 0
-fi
-t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
-	[ "$(head -n 1 $VF/$o/status)" = off ]
+load_time_opt $o || return 0 2>/dev/null || exit 0
 
 # Every differential, the churn and the forced interleaving on the
 # kernel's first backend (every backend in the full profile); on the

@@ -3,7 +3,7 @@
 # readlink checker, Debian's stress-ng (pipe, inotify, fanotify and sysfs
 # stressors, run back to back with --verify) and a loop of the calls every
 # process makes (fstatat and statx of an empty path, access, open, read
-# and close, each result checked by abloop) keep working.  No write may
+# and close, a /proc/self/cgroup read, each result checked by abloop) keep working.  No write may
 # fail, every checker result and every stressor must pass, and afterwards
 # the readlink differential (rldiff, knob off vs on) must still be
 # byte-for-byte equal.  The console is checked by the harness.
@@ -56,6 +56,7 @@ rm -f /tmp/calls.runs /tmp/calls.fails
 		for m in fstatat-empty statx-empty access read-file; do
 			abloop $m 50 /tmp/calls.f >/dev/null 2>>/tmp/calls.err || fails=$((fails + 1))
 		done
+		abloop read-file 50 /proc/self/cgroup >/dev/null 2>>/tmp/calls.err || fails=$((fails + 1))
 		runs=$((runs + 1))
 	done
 	echo $runs >/tmp/calls.runs
