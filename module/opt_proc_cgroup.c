@@ -80,7 +80,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <asm/dma.h>
 
 #include "vfsfast.h"
 #include "proc_cgroup.h"
@@ -257,9 +256,10 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
  */
 static unsigned long vfsfast_cg_find(const char *name)
 {
-	unsigned long addr;
+	unsigned long addr = 0;
 
-	addr = vfsfast_lookup_data(name, (unsigned long)&dma_spin_lock, 256);
+	if (vfsfast_cg_bss_anchor())
+		addr = vfsfast_lookup_data(name, vfsfast_cg_bss_anchor(), 256);
 	return addr ?: vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
 }
 

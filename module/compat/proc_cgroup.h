@@ -44,6 +44,19 @@ static inline bool vfsfast_cgroup_is_dead(const struct cgroup *cgrp)
 	return !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE);
 }
 
+/*
+ * Where the walk for css_set_lock starts: kernel/dma.c's exported
+ * dma_spin_lock, which exists with CONFIG_ISA_DMA_API (Debian's generic
+ * x86 kernels; not its cloud ones, where the walk starts at cgrp_dfl_root
+ * only, and may not find it).
+ */
+#ifdef CONFIG_ISA_DMA_API
+#include <asm/dma.h>
+#define vfsfast_cg_bss_anchor()	((unsigned long)&dma_spin_lock)
+#else
+#define vfsfast_cg_bss_anchor()	0UL
+#endif
+
 /* kernel/locking/mutex.c's MUTEX_FLAG_WAITERS: someone sleeps on it. */
 #define VFSFAST_MUTEX_FLAG_WAITERS	0x01UL
 
