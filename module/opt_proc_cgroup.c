@@ -256,10 +256,10 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
  */
 static unsigned long vfsfast_cg_find(const char *name)
 {
-	unsigned long addr = 0;
+	unsigned long anchor = vfsfast_cg_bss_anchor(), addr = 0;
 
-	if (vfsfast_cg_bss_anchor())
-		addr = vfsfast_lookup_data(name, vfsfast_cg_bss_anchor(), 256);
+	if (anchor)
+		addr = vfsfast_lookup_data(name, anchor, 256);
 	return addr ?: vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
 }
 
