@@ -24,19 +24,35 @@
 
 #include "vfsfast.h"
 
+/*
+ * The symbol that contains @addr: its name in @buf (KSYM_SYMBOL_LEN bytes),
+ * its start and its size; false if kallsyms names none.
+ */
+static bool vfsfast_symbol_at(unsigned long addr, char *buf,
+			      unsigned long *start, unsigned long *size)
+{
+	unsigned long offset;
+	char *plus;
+
+	sprint_symbol(buf, addr);
+	plus = strchr(buf, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &offset, size) != 2 || offset > addr)
+		return false;
+	*plus = '\0';
+	*start = addr - offset;
+	return true;
+}
+
 /* Start of the symbol named @name that contains @addr, or 0; its size. */
 static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr,
 					  unsigned long *size)
 {
 	char buf[KSYM_SYMBOL_LEN];
-	size_t len = strlen(name);
-	unsigned long offset;
+	unsigned long start;
 
-	sprint_symbol(buf, addr);
-	if (strncmp(buf, name, len) || buf[len] != '+' ||
-	    sscanf(buf + len, "+%lx/%lx", &offset, size) != 2 || offset > addr)
+	if (!vfsfast_symbol_at(addr, buf, &start, size) || strcmp(buf, name))
 		return 0;
-	return addr - offset;
+	return start;
 }
 
 static bool vfsfast_symbols_ok;
@@ -92,20 +108,15 @@ unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 {
 	unsigned long addr, start, size;
 	char buf[KSYM_SYMBOL_LEN];
-	unsigned long offset;
 	unsigned int i;
 	int dir;
 
 	for (dir = 1; dir >= -1; dir -= 2) {
 		addr = near;
 		for (i = 0; i < steps; i++) {
-			sprint_symbol(buf, addr);
-			if (!strchr(buf, '+') ||
-			    sscanf(strchr(buf, '+'), "+%lx/%lx", &offset, &size) != 2 ||
-			    offset > addr || !size)
+			if (!vfsfast_symbol_at(addr, buf, &start, &size) || !size)
 				break;
-			start = addr - offset;
-			if (!strncmp(buf, name, strlen(name)) && buf[strlen(name)] == '+')
+			if (!strcmp(buf, name))
 				return start;
 			addr = dir > 0 ? start + size : start - 1;
 		}
