@@ -68,6 +68,53 @@ VFSFAST_STATS(close_sync);
 #ifdef VFSFAST_CLOSE_SYNC
 VFSFAST_DECLARE_TARGETS(VFSFAST_CLOSE_SYNC_TARGETS);
 
+/*
+ * Who ends the file: the drop of the replacement's reference decides, in
+ * one atomic step.  Another holder (a thread asleep in read() on the
+ * descriptor keeps its own reference) may drop its reference at any
+ * moment during the close; whichever decrement reaches zero ends the
+ * file, so exactly one of the two does.  Deciding from file_count() and
+ * dropping afterwards would let both see a count above one: nobody ends
+ * the file, and the pipe's reader never goes away.
+ */
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only.  A close(2) by a task named fi_close_park sleeps
+ * after filp_close(), before its reference is dropped, until
+ * fi_close_park is cleared (30 s at most); fi_close_parked counts the
+ * holds.  fi_close_split=1 decides from file_count() before the hold and
+ * drops the reference after it: the fast path without the guard.
+ */
+static char fi_close_park[TASK_COMM_LEN];
+module_param_string(fi_close_park, fi_close_park, sizeof(fi_close_park), 0644);
+MODULE_PARM_DESC(fi_close_park, "test builds: park this task's close(2) before its last put");
+static int fi_close_parked;
+module_param(fi_close_parked, int, 0444);
+MODULE_PARM_DESC(fi_close_parked, "test builds: closes parked by fi_close_park");
+static bool fi_close_split;
+module_param(fi_close_split, bool, 0644);
+MODULE_PARM_DESC(fi_close_split, "test builds: decide by file_count(), then drop (the bug)");
+
+static bool vfsfast_close_put(struct file *file)
+{
+	bool last;
+
+	if (!READ_ONCE(fi_close_split)) {
+		vfsfast_fi_hold_task(fi_close_park, &fi_close_parked, 30000, false);
+		return atomic_long_dec_and_test(&file->f_count);
+	}
+	last = file_count(file) == 1;
+	vfsfast_fi_hold_task(fi_close_park, &fi_close_parked, 30000, false);
+	atomic_long_dec(&file->f_count);
+	return last;
+}
+#else
+static inline bool vfsfast_close_put(struct file *file)
+{
+	return atomic_long_dec_and_test(&file->f_count);
+}
+#endif
+
 static void vfsfast_fput_work(struct callback_head *work)
 {
 	vfsfast_stock_____fput(work);
@@ -105,7 +152,7 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 	} else {
 		/* Nothing in filp_close() but ->flush() reads the count. */
 		retval = filp_close(file, current->files);
-		if (atomic_long_dec_and_test(&file->f_count)) {
+		if (vfsfast_close_put(file)) {
 			vfsfast_hit(close_sync);
 			vfsfast_stock_____fput(vfsfast_file_work(file));
 		}

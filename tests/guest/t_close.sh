@@ -105,3 +105,33 @@ t_checkv "$o: that close() returns 0 after its linger time" \
 	"$(tr '\n' ' ' </tmp/cd.linger)" [ $lrc -eq 0 -a "${ms:-0}" -ge 2000 ]
 grep -q '^vfsfast ' /proc/modules && set_knob $o 0
 unload_vfsfast
+
+# Fault-injection build, the kernel's first backend: a thread asleep in
+# read() of a pipe drops its reference while close() of the read end is
+# parked between filp_close() and the drop of the replacement's own.
+# Exactly one of the two puts must end the file, so the write after both
+# finds no reader (EPIPE).  With the guard the drop itself decides
+# (fi_close_split=0); deciding by file_count() before the hold and
+# dropping after it (fi_close_split=1: the guard removed) leaves the file
+# ended by nobody, a leaked pipe end the next write still reaches, which
+# the check must catch.
+if first_backend; then
+	P=/sys/module/vfsfast/parameters
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	parked_close() { # fi_close_split
+		echo $1 >$P/fi_close_split
+		set_knob $o 1
+		h0=$(stat_of $o hits)
+		r=$(closediff --park $P 2>&1)
+		echo "$r; hits+$(($(stat_of $o hits) - h0))"
+		set_knob $o 0
+		echo 0 >$P/fi_close_split
+	}
+	r=$(parked_close 0)
+	t_checkv "$o: a close() parked while the reader drops its reference ends the file once" \
+		"$r" [ "${r#parked 1, reader 1, close 0, write after both -32;}" != "$r" ]
+	r=$(parked_close 1)
+	t_checkv "$o: the check catches a close() that decides by file_count() and drops after (fi_close_split)" \
+		"$r" [ "${r#parked 1, reader 1, close 0, write after both 1;}" != "$r" ]
+	unload_vfsfast
+fi

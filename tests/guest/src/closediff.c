@@ -29,6 +29,16 @@
  * put sleeps that long: in task work after the system call on stock, in
  * the replacement when the knob is on.  Prints "closing" before close()
  * and "closed <ret> <ms>" after it; exits 0 iff close() returned 0.
+ *
+ * usage: closediff --park PARAMDIR
+ *
+ * The fault-injection build, knob on: another thread, asleep in read() of
+ * a pipe, drops its reference while close() of the read end is parked
+ * between filp_close() and the drop of its own (fi_close_park).  Exactly
+ * one of the two puts must end the file, so once both are done the pipe
+ * has no reader and a write gets EPIPE.  Prints "parked N, reader R,
+ * close C, write after both W"; exits 0 iff one close was parked, the
+ * reader read its byte, close() returned 0 and the write got EPIPE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +56,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -255,12 +266,82 @@ static int linger_close(int secs)
 	return ret ? 1 : 0;
 }
 
+static const char *park_dir;
+static int park_pipe[2];
+static pthread_t park_reader;
+
+static long param(const char *name, const char *set)
+{
+	char path[512], buf[64] = "";
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", park_dir, name);
+	f = fopen(path, set ? "w" : "r");
+	if (!f)
+		return -1;
+	if (set)
+		v = fputs(set, f) < 0 ? -1 : 0;
+	else if (fgets(buf, sizeof(buf), f))
+		v = atol(buf);
+	return fclose(f) ? -1 : v;
+}
+
+/* Once the close is parked: wake the reader, let it return, release. */
+static void *waker(void *arg)
+{
+	long p0 = (long)arg;
+	void *rd;
+	int i;
+
+	for (i = 0; i < 1000 && param("fi_close_parked", NULL) == p0; i++)
+		usleep(10000);
+	if (write(park_pipe[1], "x", 1) != 1)
+		rd = (void *)-1L;
+	else
+		pthread_join(park_reader, &rd);
+	param("fi_close_park", "\n");
+	return rd;
+}
+
+static int parked_close(void)
+{
+	pthread_t w;
+	void *rd;
+	long p0, c, after, parked;
+
+	if (pipe(park_pipe) ||
+	    pthread_create(&park_reader, NULL, blocked_reader, &park_pipe[0]))
+		return 2;
+	usleep(100000);
+	p0 = param("fi_close_parked", NULL);
+	if (p0 < 0 || param("fi_close_park", "clpark"))
+		return 2;
+	if (pthread_create(&w, NULL, waker, (void *)p0))
+		return 2;
+	/* Only this thread is named clpark: the others' closes go on. */
+	prctl(PR_SET_NAME, "clpark");
+	c = cl(park_pipe[0]);
+	prctl(PR_SET_NAME, "closediff");
+	pthread_join(w, &rd);
+	after = write(park_pipe[1], "x", 1) < 0 ? -errno : 1;
+	parked = param("fi_close_parked", NULL) - p0;
+	printf("parked %ld, reader %ld, close %ld, write after both %ld\n",
+	       parked, (long)rd, c, after);
+	return parked == 1 && (long)rd == 1 && c == 0 && after == -EPIPE ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int kfd, pass, i, mismatches = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "--linger"))
 		return linger_close(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--park")) {
+		signal(SIGPIPE, SIG_IGN);
+		park_dir = argv[2];
+		return parked_close();
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (argc != 3) {
 		fprintf(stderr, "usage: closediff KNOB DIR | --linger SECONDS\n");
