@@ -121,6 +121,7 @@ inroot /bin/sh -ec '
 
 RC_MARK = "VFSFAST-REAL-RC "
 KNOBS_MARK = "VFSFAST-REAL-KNOBS "
+CALLS_MARK = "VFSFAST-REAL-CALLS "
 
 
 def loop(cmd, count):
@@ -158,6 +159,20 @@ while read -r label cmd; do
 	rc=$?
 	echo "{RC_MARK}$label $rc"
 	[ $rc = 0 ] || tail -n 15 /tmp/ab.out
+	# One more run with every knob on, not timed: what each fast path
+	# answered (hits) and handed to stock (fallbacks) in it.
+	calls=
+	for o in $(echo "$knobs" | tr , ' '); do
+		echo 1 >$VF/$o/enabled
+		eval "h0_$o=$(cat $VF/$o/stats/hits) f0_$o=$(cat $VF/$o/stats/fallbacks)"
+	done
+	chroot $R /usr/bin/env -i $ENV /bin/sh -c "$cmd" </dev/null >/dev/null 2>&1
+	for o in $(echo "$knobs" | tr , ' '); do
+		eval "h0=\\$h0_$o f0=\\$f0_$o"
+		calls="$calls $o:$(($(cat $VF/$o/stats/hits) - h0)):$(($(cat $VF/$o/stats/fallbacks) - f0))"
+	done
+	for o in $(echo "$knobs" | tr , ' '); do echo 0 >$VF/$o/enabled; done
+	echo "{CALLS_MARK}$label$calls"
 	for f in summary.json env.txt; do
 		[ -f /tmp/abres/$f ] || continue
 		echo "{ab.FILE_MARK}$label.$f"
@@ -174,8 +189,10 @@ class Result:
     switched, the backend, the udev database's size, the versions."""
 
     def __init__(self, kernel, summaries, knobs, backend, udev, versions, seconds, pairs, aa,
-                 programs=PROGRAMS, chosen=False):
+                 programs=PROGRAMS, chosen=False, calls=None):
         self.kernel = kernel
+        # per program: [(knob, hits, fallbacks)] in one run with every knob on
+        self.calls = calls or {}
         self.summaries = summaries
         self.knobs = knobs
         self.backend = backend
@@ -217,7 +234,27 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
         backend.update(kv.split("=", 1)[1] for kv in s.get("backends_used", "").split())
     # chosen: whether --knobs named them, not whether the guest switched any.
     return Result(kernel, summaries, switched, " ".join(sorted(backend)), udev,
-                  land.versions(), res.seconds, pairs, aa, programs, chosen=bool(knobs))
+                  land.versions(), res.seconds, pairs, aa, programs, chosen=bool(knobs),
+                  calls=parse_calls(report))
+
+
+def parse_calls(report):
+    """The CALLS_MARK lines: {program: [(knob, hits, fallbacks)]}."""
+    calls = {}
+    for m in re.finditer("^" + CALLS_MARK + r"(\S+)(.*)$", report, re.M):
+        calls[m.group(1)] = [(k, int(h), int(f)) for k, h, f in
+                             (w.split(":") for w in m.group(2).split())]
+    return calls
+
+
+def calls_text(calls, count):
+    """What the fast paths did per invocation: each knob with any call, its
+    hits, and its fallbacks in parentheses where there were any."""
+    out = []
+    for knob, h, f in calls:
+        if h or f:
+            out.append(f"{knob} {h / count:.3g}" + (f" ({f / count:.3g})" if f else ""))
+    return ", ".join(out) or "none"
 
 
 def _progress(chunk):
@@ -275,8 +312,8 @@ def table(r):
         f"{r.seconds / 60:.0f} minutes of wall time for the guest.",
         "",
         "| program | runs | instructions per invocation, off | on | delta [95% CI] | p "
-        "| A/A delta [95% CI] | verdict |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| A/A delta [95% CI] | verdict |" + (" fast-path calls per invocation |" if r.calls else ""),
+        "|---|---:|---:|---:|---:|---:|---:|---|" + ("---|" if r.calls else ""),
     ]
     for label, what, _, count in r.programs:
         s = r.summaries[label]
@@ -288,7 +325,8 @@ def table(r):
             f"| {what}{f' (x{count} per run)' if count > 1 else ''} | {runs} | "
             f"{on['off_median'] * 1e9 / count:,.0f} | {on['on_median'] * 1e9 / count:,.0f} | "
             f"{_pct(on['delta_pct'])} [{_pct(on['delta_lo_pct'])}, {_pct(on['delta_hi_pct'])}] "
-            f"{on['marker']} | {_p(on.get('p'))} | {aa_txt} | {verdict(on, aa)} |")
+            f"{on['marker']} | {_p(on.get('p'))} | {aa_txt} | {verdict(on, aa)} |"
+            + (f" {calls_text(r.calls.get(label, []), count)} |" if r.calls else ""))
     lines += ["", "runs: off/on pairs + A/A pairs. Instructions per invocation: "
               "the median run (the whole loop, as `abloop time` measures it: shell, "
               "`fork()`, `exec()` and the program) divided by the invocations per run. "
@@ -296,7 +334,11 @@ def table(r):
               "interval and the Wilcoxon signed-rank p, as vfsfast-ab reports them (mark "
               "`*` p < 0.05, `~` not significant, `=` every pair equal). gain or LOSS only "
               "where the mark is `*` and the interval lies on one side of zero; everything "
-              "else is \"nothing measurable\".", end_mark(k)]
+              "else is \"nothing measurable\"."
+              + (" Fast-path calls per invocation: in one more run of the loop with every "
+                 "knob on, each knob's `stats/hits` (and `stats/fallbacks`, in parentheses, "
+                 "where any) divided by the invocations, the shell's fork and exec included."
+                 if r.calls else ""), end_mark(k)]
     return "\n".join(lines)
 
 

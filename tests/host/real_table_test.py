@@ -68,6 +68,17 @@ check("1 vCPU" in text and "icount" in text and "readlink, fsnotify" in text and
       "6.12.0-test" in text and "coreutils 9.7-3" in text and "16 off/on pairs" in text,
       "the block names kernel, vCPUs, icount, knobs, versions and pairs")
 
+calls = real.parse_calls("VFSFAST-REAL-CALLS id fstatat_empty:220:0 access_creds:40:20 kernfs:0:0\n"
+                         "VFSFAST-REAL-CALLS date\n")
+check(calls == {"id": [("fstatat_empty", 220, 0), ("access_creds", 40, 20), ("kernfs", 0, 0)],
+                "date": []}, "the guest's call counts are read back per program", str(calls))
+rc = real.Result(K(), summ, ["readlink"], "direct", 12, {}, 600, 16, 4, calls=calls)
+idrow = [l for l in real.table(rc).splitlines() if l.startswith("| `id`")]
+check(len(idrow) == 1 and idrow[0].endswith("| LOSS | fstatat_empty 11, access_creds 2 (1) |"),
+      "the calls column: hits per invocation, fallbacks in parentheses, idle knobs left out",
+      idrow[0] if idrow else "no id row")
+check("fast-path calls" not in text, "no calls column where the guest counted none")
+
 with tempfile.TemporaryDirectory() as d:
     doc = os.path.join(d, "doc.md")
     with open(doc, "w") as f:
