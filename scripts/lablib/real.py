@@ -145,6 +145,14 @@ knobs={shlex.quote(knobs or "")}
 	knobs="$knobs${{knobs:+,}}$o"
 done
 echo "{KNOBS_MARK}$knobs"
+kl=$(echo "$knobs" | tr , ' ')
+snap() {{ # every knob's hits and fallbacks, knob:hits:fallbacks, one line
+	for o in $kl; do
+		read h <$VF/$o/stats/hits
+		read f <$VF/$o/stats/fallbacks
+		printf '%s:%s:%s ' $o $h $f
+	done
+}}
 # Let boot-time background work finish before anything is measured.
 sleep 5
 printf '%s\\n' {' '.join(shlex.quote(l) for l in runs.splitlines())} |
@@ -160,19 +168,24 @@ while read -r label cmd; do
 	echo "{RC_MARK}$label $rc"
 	[ $rc = 0 ] || tail -n 15 /tmp/ab.out
 	# One more run with every knob on, not timed: what each fast path
-	# answered (hits) and handed to stock (fallbacks) in it.
-	calls=
-	for o in $(echo "$knobs" | tr , ' '); do
-		echo 1 >$VF/$o/enabled
-		eval "h0_$o=$(cat $VF/$o/stats/hits) f0_$o=$(cat $VF/$o/stats/fallbacks)"
-	done
+	# answered (hits) and handed to stock (fallbacks) in it.  Reading the
+	# counters makes calls too (opens, reads, closes, a pipe), so the
+	# difference across two snapshots with nothing between them is taken
+	# off: the same calls, in the same order, every time.
+	for o in $kl; do echo 1 >$VF/$o/enabled; done
+	b0=$(snap)
+	b1=$(snap)
+	c0=$(snap)
 	chroot $R /usr/bin/env -i $ENV /bin/sh -c "$cmd" </dev/null >/dev/null 2>&1
-	for o in $(echo "$knobs" | tr , ' '); do
-		eval "h0=\\$h0_$o f0=\\$f0_$o"
-		calls="$calls $o:$(($(cat $VF/$o/stats/hits) - h0)):$(($(cat $VF/$o/stats/fallbacks) - f0))"
-	done
-	for o in $(echo "$knobs" | tr , ' '); do echo 0 >$VF/$o/enabled; done
-	echo "{CALLS_MARK}$label$calls"
+	c1=$(snap)
+	for o in $kl; do echo 0 >$VF/$o/enabled; done
+	echo "{CALLS_MARK}$label $(echo "$b0
+$b1
+$c0
+$c1" | awk '{{ for (i = 1; i <= NF; i++) {{ split($i, a, ":"); h[NR, i] = a[2]; f[NR, i] = a[3]; k[i] = a[1] }} }}
+		END {{ for (i = 1; i <= NF; i++)
+			printf "%s%s:%d:%d", (i > 1 ? " " : ""), k[i],
+				h[4, i] - h[3, i] - (h[2, i] - h[1, i]), f[4, i] - f[3, i] - (f[2, i] - f[1, i]) }}')"
 	for f in summary.json env.txt; do
 		[ -f /tmp/abres/$f ] || continue
 		echo "{ab.FILE_MARK}$label.$f"
@@ -266,7 +279,9 @@ def _progress(chunk):
 
 def _pct(x):
     """A percentage with the digits it needs: never rounded to 0.00 or
-    across zero."""
+    across zero; "-" where vfsfast-ab gave none (an interval of one pair)."""
+    if x is None:
+        return "-"
     if abs(x) >= 0.1:
         return f"{x:+.2f}%"
     return f"{x:+.3f}%" if abs(x) >= 0.001 or x == 0 else f"{x:+.2g}%"
