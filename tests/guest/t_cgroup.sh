@@ -9,7 +9,7 @@
 # hierarchy comes and goes; and (fault-injection build) a read parked
 # while a hierarchy is mounted and the task moved, with the guard that
 # keeps the one-hierarchy test and the line in one css_set_lock section,
-# and without it.
+# and without it, and one parked while a v1 root is destroyed.
 
 . /lab/lib.sh; in_group t_cgroup || return 0
 
@@ -251,6 +251,42 @@ if [ $all = yes ]; then
 	r=$(parked_read 1)
 	t_checkv "$o: the check catches a fast path that drops css_set_lock between its test and its line (fi_cg_split)" \
 		"$r" [ "${r#parked 1,}" != "$r" -a "$r" != "${r% bad}" ]
+	# A root destroyed under a parked read: the named v1 hierarchy is
+	# unmounted, and its root torn down, while the read waits before its
+	# css_set_lock section.  The fast path never reads a v1 root: while
+	# the root's links remain the read is stock's, once they are gone it
+	# has cgroup2 alone, as a stock read then has.
+	destroyed_read() {
+		v1_gone >/dev/null
+		echo $mover >$CG/vfg/a/cgroup.procs
+		mount -t cgroup -o none,name=vfcp cgroup $V1
+		set_knob $o 1
+		p0=$(cat $P/fi_cg_parked)
+		echo cgpark >$P/fi_cg_park
+		/tmp/cgpark -c /proc/$mover/cgroup >/tmp/cg.parked &
+		w=$!
+		i=0
+		while [ "$(cat $P/fi_cg_parked)" = "$p0" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+		parked=$(($(cat $P/fi_cg_parked) - p0))
+		v1_gone >/dev/null && gone=yes || gone=no
+		h0=$(stat_of $o hits)
+		echo >$P/fi_cg_park
+		wait $w
+		set_knob $o 0
+		v="$(tr '\n' '|' </tmp/cg.parked)"
+		case "$v" in
+		"0::/vfg/a|") ok=stock ;;
+		*) ok=bad ;;
+		esac
+		echo "parked $parked, root gone $gone, read: $v $ok, hits+$(($(stat_of $o hits) - h0))"
+	}
+	r=$(destroyed_read)
+	case "$r" in
+	"parked 1, root gone yes, read: 0::/vfg/a| stock, hits+"[1-9]*) good=yes ;;
+	*) good=no ;;
+	esac
+	t_checkv "$o: a read parked while its task's v1 root is destroyed answers as stock after it" \
+		"$r" [ $good = yes ]
 	unload_vfsfast
 fi
 
