@@ -54,7 +54,9 @@ BENCHES = {
                      "access() of a file on tmpfs (R_OK), of a missing name beside it "
                      "(ENOENT) and X_OK of the file (EACCES), as root, instructions per call"),
     "close_sync": (("close_sync",),
-                   "open, read and close of a small tmpfs file, instructions per call"),
+                   "open, read and close of a small tmpfs file, and open() of a missing "
+                   "name beside it (ENOENT) and of the file with O_DIRECTORY (ENOTDIR), "
+                   "which close_sync does not touch, instructions per call"),
     "proc_pid_rcu": (("proc_pid_rcu",),
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
@@ -98,7 +100,9 @@ WORKLOADS = {
     "access_creds": [("access", ["--root-dir", "/tmp"], ["access"]),
                      ("access-missing", ["--root-dir", "/tmp"], ["access-missing"]),
                      ("access-denied", ["--root-dir", "/tmp"], ["access-denied"])],
-    "close_sync": [("open-read-close", ["--root-dir", "/tmp"], ["read-small"])],
+    "close_sync": [("open-read-close", ["--root-dir", "/tmp"], ["read-small"]),
+                   ("open-missing", ["--root-dir", "/tmp"], ["open-missing"]),
+                   ("open-notdir", ["--root-dir", "/tmp"], ["open-notdir"])],
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),
                      ("proc-read", [], ["proc-read"])],

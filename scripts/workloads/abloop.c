@@ -18,6 +18,10 @@
  *          read-file       open, read of up to 4096 bytes and close of PATH
  *                          (default /proc/filesystems)
  *          stat            stat(PATH): the path walk and getattr
+ *          open-missing    open(PATH + "-missing", O_RDONLY): ENOENT
+ *          open-notdir     open(PATH, O_RDONLY | O_DIRECTORY): ENOTDIR, refused
+ *                          after the walk found it (root passes every
+ *                          permission check, so this stands in for EACCES)
  *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
  *
  * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
@@ -54,7 +58,8 @@ static void print_usage(void)
 		"       abloop sysfs-read ITERATIONS [PATH]\n"
 		"       abloop close-socket ITERATIONS NPROC\n"
 		"       abloop fstatat-empty|fstat|statx-empty|access|access-missing|\n"
-		"              access-denied|read-file|stat ITERATIONS [PATH]\n"
+		"              access-denied|read-file|stat|open-missing|open-notdir\n"
+		"              ITERATIONS [PATH]\n"
 		"       abloop time COMMAND [ARG...]\n");
 	exit(2);
 }
@@ -171,7 +176,7 @@ static int run_time(char **argv)
 
 static const char * const calls[] = {
 	"fstatat-empty", "fstat", "statx-empty", "access", "access-missing",
-	"access-denied", "read-file", "stat",
+	"access-denied", "read-file", "stat", "open-missing", "open-notdir",
 };
 
 /*
@@ -218,10 +223,16 @@ static void call_loop(int c, const char *path, int fd, unsigned long n)
 		case 7:
 			r = syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0);
 			break;
+		case 8:
+		case 9:
+			r = syscall(SYS_openat, AT_FDCWD, path,
+				    c == 9 ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+			want = c == 8 ? ENOENT : ENOTDIR;
+			break;
 		}
 		if (want ? r != -1 || errno != want : r != 0) {
 			fprintf(stderr, "abloop: %s %s: %s\n", calls[c], path,
-				r == 0 ? "succeeded" : strerror(errno));
+				r >= 0 ? "succeeded" : strerror(errno));
 			exit(1);
 		}
 	}
@@ -312,7 +323,7 @@ int main(int argc, char **argv)
 		if (c == ARRAY_SIZE(calls) || argc > 4)
 			print_usage();
 		path = argc == 4 ? argv[3] : c == 6 ? "/proc/filesystems" : "/etc/passwd";
-		if (c == 4) {
+		if (c == 4 || c == 8) {
 			snprintf(missing, sizeof(missing), "%s-missing", path);
 			path = missing;
 		}
