@@ -266,10 +266,13 @@ def parse_calls(report):
 def calls_text(calls, count):
     """What the fast paths did per invocation: each knob with any call, its
     hits, and its fallbacks in parentheses where there were any."""
+    def num(x):
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
     out = []
     for knob, h, f in calls:
         if h or f:
-            out.append(f"{knob} {h / count:.3g}" + (f" ({f / count:.3g})" if f else ""))
+            out.append(f"{knob} {num(h / count)}" + (f" ({num(f / count)})" if f else ""))
     return ", ".join(out) or "none"
 
 

@@ -77,6 +77,9 @@ idrow = [l for l in real.table(rc).splitlines() if l.startswith("| `id`")]
 check(len(idrow) == 1 and idrow[0].endswith("| LOSS | fstatat_empty 11, access_creds 2 (1) |"),
       "the calls column: hits per invocation, fallbacks in parentheses, idle knobs left out",
       idrow[0] if idrow else "no id row")
+check(real.calls_text([("close_sync", 23800, 0), ("kernfs", 2, 1)], 2) == "close_sync 11,900, kernfs 1 (0.5)",
+      "counts of a hundred and more print whole, with thousands separators, never in e-notation",
+      real.calls_text([("close_sync", 23800, 0), ("kernfs", 2, 1)], 2))
 check("fast-path calls" not in text, "no calls column where the guest counted none")
 
 with tempfile.TemporaryDirectory() as d:
