@@ -219,11 +219,9 @@ if [ $all = yes ]; then
 	P=/sys/module/vfsfast/parameters
 	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
 	cp /lab/bin/runas /tmp/cgpark
-	parked_read() { # fi_cg_split
-		v1_gone >/dev/null
-		echo $mover >$CG/vfg/a/cgroup.procs
-		echo $1 >$P/fi_cg_split
-		set_knob $o 1
+	# The mover's file read by a task named cgpark, in the background ($w),
+	# once it is parked ($parked: the holds it made, 1 when it did).
+	start_parked() {
 		p0=$(cat $P/fi_cg_parked)
 		echo cgpark >$P/fi_cg_park
 		/tmp/cgpark -c /proc/$mover/cgroup >/tmp/cg.parked &
@@ -231,6 +229,13 @@ if [ $all = yes ]; then
 		i=0
 		while [ "$(cat $P/fi_cg_parked)" = "$p0" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
 		parked=$(($(cat $P/fi_cg_parked) - p0))
+	}
+	parked_read() { # fi_cg_split
+		v1_gone >/dev/null
+		echo $mover >$CG/vfg/a/cgroup.procs
+		echo $1 >$P/fi_cg_split
+		set_knob $o 1
+		start_parked
 		mount -t cgroup -o none,name=vfcp cgroup $V1
 		echo $mover >$CG/vfg/c/cgroup.procs
 		echo >$P/fi_cg_park
@@ -261,13 +266,7 @@ if [ $all = yes ]; then
 		echo $mover >$CG/vfg/a/cgroup.procs
 		mount -t cgroup -o none,name=vfcp cgroup $V1
 		set_knob $o 1
-		p0=$(cat $P/fi_cg_parked)
-		echo cgpark >$P/fi_cg_park
-		/tmp/cgpark -c /proc/$mover/cgroup >/tmp/cg.parked &
-		w=$!
-		i=0
-		while [ "$(cat $P/fi_cg_parked)" = "$p0" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
-		parked=$(($(cat $P/fi_cg_parked) - p0))
+		start_parked
 		v1_gone >/dev/null && gone=yes || gone=no
 		h0=$(stat_of $o hits)
 		echo >$P/fi_cg_park
