@@ -112,9 +112,13 @@ class Family:
             kver = kver or self.release(name)
             mp = f'"$r{headers_in_chroot(kver)}"'
             bind = f'mkdir -p {mp}; mount --bind "{self.src_dir(name)}" {mp}; '
+        # A mount the chroot already has (debian.mounted() of another lab
+        # command, which the private namespace copies) is kept: mount(8)
+        # refuses a second sysfs on the same place.
         setup = ('r=$1; shift; '
-                 'mount -t proc proc "$r/proc"; mount -t sysfs sysfs "$r/sys"; '
-                 'mount --bind /dev "$r/dev"; mount --bind /dev/pts "$r/dev/pts"; '
+                 'm() { mountpoint -q "$r/$1" || { t=$1; shift; mount "$@" "$r/$t"; }; }; '
+                 'm proc -t proc proc; m sys -t sysfs sysfs; '
+                 'm dev --bind /dev; m dev/pts --bind /dev/pts; '
                  f'{bind}'
                  'exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin '
                  'LC_ALL=C HOME=/root DEBIAN_FRONTEND=noninteractive /bin/sh -ec "$1"')
