@@ -127,15 +127,18 @@ static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
 	return vfsfast_stock___x64_sys_close(regs);
 }
 
-static long vfsfast_sys_close(const struct pt_regs *regs)
+/*
+ * The close itself, once the module is held.  Out of line: its locals
+ * (5.10's close_fd_get_file() takes the address of one) may give it a
+ * stack frame to unwind, KASAN's redzones for one, and the going-module
+ * path in vfsfast_sys_close() must stay a jump.
+ */
+static noinline long vfsfast_close_held(unsigned int fd)
 {
 	struct file *file;
 	long retval;
 
-	vfsfast_enter(close_sync);
-	if (unlikely(!vfsfast_hold()))
-		return vfsfast_close_stock(regs);
-	file = vfsfast_close_fd_get_file((unsigned int)regs->di);
+	file = vfsfast_close_fd_get_file(fd);
 	if (!file) {
 		retval = -EBADF;
 	} else if (unlikely(file->f_op->flush)) {
@@ -163,6 +166,14 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 		     retval == -ERESTARTNOHAND || retval == -ERESTART_RESTARTBLOCK))
 		retval = -EINTR;
 	return retval;
+}
+
+static long vfsfast_sys_close(const struct pt_regs *regs)
+{
+	vfsfast_enter(close_sync);
+	if (unlikely(!vfsfast_hold()))
+		return vfsfast_close_stock(regs);
+	return vfsfast_close_held((unsigned int)regs->di);
 }
 
 VFSFAST_TAIL_CALL(vfsfast_fput_work, vfsfast_stock_____fput);
