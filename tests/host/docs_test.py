@@ -16,7 +16,10 @@
 #     (what follows `--` belongs to vfsfast-ab);
 #   - every repo path written in backticks or code blocks exists;
 #   - CI's command (.ci/run) is in README.md word for word;
-#   - README.md stays short enough to read: under 260 lines.
+#   - README.md stays short enough to read: under 260 lines;
+#   - its first 100 lines hold Quick start, `make demo` and `make check`,
+#     then What it gains: a row per optimization of scripts/lablib/opts.py,
+#     each naming the command behind its figure.
 #
 # Diagnostics name file:line.  Last line: "N passed, N failed"; exit
 # status 1 when anything failed.
@@ -31,6 +34,7 @@ import unicodedata
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 README_MAX_LINES = 260
+README_FIRST_SCREEN = 100
 PATH_PREFIXES = ("module/", "scripts/", "tests/", "debian/", "Documentation/", "include/",
                  ".ci/")
 SHELL_OPS = {"&&", "||", ";", "|", "&", ")", "(", ">", ">>", "<", "2>&1"}
@@ -346,6 +350,49 @@ check([] if nl < README_MAX_LINES else
       [(readme.rel, nl, f"{nl} lines; the README is a first screen and a map, keep it under "
         f"{README_MAX_LINES} and move depth to Documentation/")],
       f"README.md is {nl} lines (under {README_MAX_LINES})")
+
+# README's first screen: what it is, how to install and use it, the lab's
+# two commands, then what it gains, one row per optimization the lab knows
+# (scripts/lablib/opts.py), each with the command behind its figure.
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from lablib import opts  # noqa: E402
+
+bad = []
+heads = {h: i for i, h in readme.headings}
+first = {}
+for h in ("Quick start", "What it gains"):
+    if h not in heads:
+        bad.append((readme.rel, 1, f"no '## {h}' heading"))
+    first[h] = heads.get(h, 10**6)
+for cmd in ("make demo", "make check"):
+    at = [line for line, code in readme.code if code.strip().startswith(cmd)]
+    if not at:
+        bad.append((readme.rel, 1, f"`{cmd}` is not in README.md's code"))
+    elif not first["Quick start"] < at[0] < first["What it gains"]:
+        bad.append((readme.rel, at[0], f"`{cmd}` is not between Quick start and What it gains"))
+rows, gains_end = {}, 0
+start = first.get("What it gains", 10**6)
+for i, line in enumerate(readme.lines[start:], start + 1):
+    if line.startswith("## "):
+        break
+    cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+    if not cells or set(cells[0]) <= set("-: "):
+        continue
+    gains_end = i
+    for name in re.findall(r"`(\w+)`", cells[0]):
+        rows[name] = (i, cells)
+for o in opts.OPTS:
+    if o.name not in rows:
+        bad.append((readme.rel, first.get("What it gains", 1),
+                    f"What it gains has no row for `{o.name}`"))
+for name, (i, cells) in sorted(rows.items()):
+    if name in opts.BY_NAME and not re.search(r"`(?:bench|run|real|make) ", cells[-1]):
+        bad.append((readme.rel, i, f"the `{name}` row names no command in its last cell"))
+if gains_end > README_FIRST_SCREEN:
+    bad.append((readme.rel, gains_end, f"What it gains' table ends at line {gains_end}, "
+                f"past the first {README_FIRST_SCREEN} lines"))
+check(bad, f"README's first {README_FIRST_SCREEN} lines: Quick start, make demo and make check, "
+      f"then What it gains with a row and a command per optimization ({len(opts.OPTS)})")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
