@@ -76,9 +76,10 @@ struct vfsfast_func {
  * @name: the kernel function taken over; @proto: an expression with its
  * function type (the function itself where a header declares it);
  * @exported: its address when the kernel exports it, else 0; @kind:
- * replace, or observe for an observer (struct vfsfast_func); @replacement:
- * where its callers are sent.  Targets attach in list order and detach in
- * reverse.  From the list come the declarations of tramp.S's symbols
+ * replace, or observe for an observer (struct vfsfast_func), or call for
+ * a function the replacements only call, which is never hooked;
+ * @replacement: where its callers are sent (call: vfsfast_stock_<name>
+ * itself).  Targets attach in list order and detach in reverse.  From the list come the declarations of tramp.S's symbols
  * (VFSFAST_DECLARE_TARGETS(), before the replacements call their stock
  * functions), the table the engine walks (VFSFAST_FUNCS(), after them),
  * the modinfo line (VFSFAST_OPTIMIZATION()), and, through
@@ -146,20 +147,49 @@ struct vfsfast_func {
 	.body = &vfsfast_body_##name
 
 #define VFSFAST_WORDS_ONE(name, proto, exported, kind, new)		\
-	; unsigned long vfsfast_redirect_##name, vfsfast_body_##name
+	; unsigned long VFSFAST_WORDS_##kind vfsfast_redirect_##name,	\
+	vfsfast_body_##name
+/*
+ * A function that several optimizations call has one stub and one pair of
+ * words (module/gen-targets.sh lists it once): each file defines them
+ * weak, and the linker keeps one.
+ */
+#define VFSFAST_WORDS_replace
+#define VFSFAST_WORDS_observe
+#define VFSFAST_WORDS_call	__weak
+/* Hooked targets go in the engine's table, called ones in their own. */
 #define VFSFAST_FUNC_ONE(name, proto, exported, kind, new)		\
-	{ VFSFAST_FUNC(name, exported, new), .observer = VFSFAST_KIND_##kind },
-/* The words tramp.S reads, and the table of @opt's targets. */
+	VFSFAST_FUNC_ONE_##kind(name, exported, new)
+#define VFSFAST_FUNC_ONE_replace(name, exported, new)			\
+	{ VFSFAST_FUNC(name, exported, new), .observer = false },
+#define VFSFAST_FUNC_ONE_observe(name, exported, new)			\
+	{ VFSFAST_FUNC(name, exported, new), .observer = true },
+#define VFSFAST_FUNC_ONE_call(name, exported, new)
+#define VFSFAST_CALL_ONE(name, proto, exported, kind, new)		\
+	VFSFAST_CALL_ONE_##kind(name, exported, new)
+#define VFSFAST_CALL_ONE_replace(name, exported, new)
+#define VFSFAST_CALL_ONE_observe(name, exported, new)
+#define VFSFAST_CALL_ONE_call(name, exported, new)			\
+	{ VFSFAST_FUNC(name, exported, new) },
+/*
+ * The words tramp.S reads, the table of @opt's targets and that of the
+ * functions it only calls.
+ */
 #define VFSFAST_FUNCS(opt, targets)					\
 	extern const int vfsfast_words_##opt				\
 	VFSFAST_EACH(targets, VFSFAST_WORDS_ONE);			\
 	static struct vfsfast_func vfsfast_funcs_##opt[] = {		\
 		VFSFAST_EACH(targets, VFSFAST_FUNC_ONE)			\
 		{ }							\
+	};								\
+	static struct vfsfast_func vfsfast_calls_##opt[] = {		\
+		VFSFAST_EACH(targets, VFSFAST_CALL_ONE)			\
+		{ }							\
 	}
 /* For a kernel that cannot have @opt: no target, nothing to hook. */
 #define VFSFAST_NO_FUNCS(opt)						\
-	static struct vfsfast_func vfsfast_funcs_##opt[] = { { } }
+	static struct vfsfast_func vfsfast_funcs_##opt[] = { { } };	\
+	static struct vfsfast_func vfsfast_calls_##opt[] = { { } }
 
 /*
  * struct vfsfast_opt vfsfast_opt_<opt>, with its table, counters and
@@ -178,6 +208,7 @@ struct vfsfast_func {
 	struct vfsfast_opt vfsfast_opt_##opt = {			\
 		.name = #opt,						\
 		.funcs = vfsfast_funcs_##opt,				\
+		.calls = vfsfast_calls_##opt,				\
 		.stats = &vfsfast_stats_##opt,				\
 		.opt_in = VFSFAST_POLICY_##policy,			\
 		__VA_ARGS__						\
@@ -195,6 +226,28 @@ struct vfsfast_func {
 #define VFSFAST_TAIL_CALL(caller, callee)				\
 	static_assert(__same_type(&(caller), &(caller)) &&		\
 		      __same_type(&(callee), &(callee)), #callee)
+
+/* The value of struct vfsfast_opt's covers: function names. */
+#define VFSFAST_COVERS(...)	((const char *const []){ __VA_ARGS__, NULL })
+
+/*
+ * @caller calls @callee, stock code that does not sleep for as long as
+ * user space decides, for the reason the declaration's comment gives
+ * (the filesystem check of bounded.c, say).  Every other call of a
+ * vfsfast_stock_<name>() must be a tail call: the lab checks both in the
+ * compiled object (scripts/lablib/build.py, stock_call_problems()).
+ */
+#define VFSFAST_BOUNDED_CALL(caller, callee)				\
+	static_assert(__same_type(&(caller), &(caller)) &&		\
+		      __same_type(&(callee), &(callee)), #callee)
+
+/*
+ * @fn runs on a rare path only (a race lost, a first sighting), never
+ * once per call, so it may take locks or atomics on lines that every CPU
+ * shares: the lab's check for those (global_atomic_problems()) lets it.
+ */
+#define VFSFAST_RARE_PATH(fn)						\
+	static_assert(__same_type(&(fn), &(fn)), #fn)
 
 /* A way of sending a target's callers to its replacement. */
 struct vfsfast_backend {
@@ -252,6 +305,20 @@ struct vfsfast_opt {
 	const char *name;
 	/* Array of the functions taken over, ending with old_name == NULL. */
 	struct vfsfast_func *funcs;
+	/*
+	 * The functions its replacements call by vfsfast_stock_<name>()
+	 * without taking them over (static ones, or unexported): resolved
+	 * at load, entered at their first instruction, so that tracers,
+	 * kprobes and BPF programs there see these calls too.
+	 */
+	struct vfsfast_func *calls;
+	/*
+	 * The kernel functions whose code the fast path stands in for
+	 * without hooking them (NULL-terminated, or NULL): a livepatch of
+	 * one would be stepped around, so the optimization yields to it as
+	 * to a livepatch of a target.  VFSFAST_COVERS().
+	 */
+	const char *const *covers;
 	/*
 	 * What the running kernel already has of this optimization, in
 	 * words, or NULL if it has none.  Decided at build time by the
@@ -349,13 +416,18 @@ extern struct mutex vfsfast_mutex;
 #define vfsfast_hit(name)	this_cpu_inc(vfsfast_stats_##name.hits)
 
 /*
- * Around a call that may sleep for as long as user space decides (a FUSE
- * daemon's get_link, a userfaultfd handler behind copy_to_user()): the
- * task holds a reference on the module, so rmmod answers EBUSY at once
- * instead of waiting in the drain.  False when the module is already
- * going; the caller must then leave vfsfast's text before it sleeps (hand
- * the whole call to the stock function as a tail call), so that the
- * drain never waits for it.
+ * Nothing of vfsfast may stay on the stack of a task that sleeps for as
+ * long as user space decides (a FUSE daemon, a userfaultfd handler, a
+ * socket's linger time), so that rmmod never waits for it.  The fast
+ * paths keep that without a module reference per call (try_module_get()
+ * is a locked operation on one line that every CPU shares): they copy to
+ * user space with page faults disabled and hand the whole call to stock
+ * when the copy would fault, call into filesystem code only on the
+ * filesystems bounded.c knows cannot wait on user space or the network,
+ * and reach everything else by a tail call.  On a rare path that must
+ * finish a call itself where that cannot be known (a race lost), the
+ * task holds the module, so that rmmod answers EBUSY at once instead of
+ * waiting in the drain.  False when the module is already going.
  */
 static __always_inline bool vfsfast_hold(void)
 {
@@ -382,6 +454,32 @@ static __always_inline bool vfsfast_empty_user_name(const char __user *name)
 	pagefault_enable();
 	return !err && !c;
 }
+
+/*
+ * bounded.c: whether a filesystem's code, reached from a fast path
+ * (->getattr(), ->get_link(), the last fput() of a regular file), cannot
+ * wait on user space or the network: by its file_system_type, decided
+ * once per type by name and cached without a lock.
+ */
+bool vfsfast_bounded_fs_slow(const struct file_system_type *type);
+extern unsigned long vfsfast_bounded_types[16];
+
+static __always_inline bool vfsfast_bounded_fs(const struct super_block *sb)
+{
+	const struct file_system_type *type = sb->s_type;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vfsfast_bounded_types); i++) {
+		unsigned long v = READ_ONCE(vfsfast_bounded_types[i]);
+
+		if ((v & ~1UL) == (unsigned long)type)
+			return v & 1;
+		if (!v)
+			break;
+	}
+	return vfsfast_bounded_fs_slow(type);
+}
+void vfsfast_bounded_module_going(struct module *mod);
 
 /* symbols.c */
 int vfsfast_symbols_init(void);
@@ -418,6 +516,7 @@ unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* yield.c */
 int vfsfast_yield_init(void);
+const char *vfsfast_lp_holder(const char *func);
 void vfsfast_yield_exit(void);
 
 /* sysfs.c */

@@ -37,7 +37,10 @@ for f in $files; do
 		>>"$tmp/tokens" || :
 done
 awk '
-	$1 == "vfsfast_gen_target" { targets = targets " X(" $2 ")" }
+	$1 == "vfsfast_gen_target" && !($2 in stub) {
+		stub[$2] = 1
+		targets = targets " X(" $2 ")"
+	}
 	$1 == "vfsfast_gen_nofuncs" { nofuncs[$2] = 1 }
 	$1 == "vfsfast_gen_opt" {
 		opt = $2

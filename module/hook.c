@@ -139,9 +139,30 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 }
 
 /*
- * Resolve every target and its ftrace site, so that a kernel where a
- * function is missing or not traceable marks the optimization unsupported
- * at load instead of failing later.
+ * A function the replacements only call: its stub enters it at its first
+ * instruction, ftrace site included, so that whoever traces or patches it
+ * (a kprobe, a BPF program, a livepatch) sees vfsfast's calls as the
+ * kernel's own.  Nothing is hooked.
+ */
+static const char *vfsfast_prepare_call(struct vfsfast_func *func)
+{
+	unsigned long entry, site, size;
+
+	entry = vfsfast_lookup_name(func->old_name, &site, &size);
+	if (!entry)
+		return "symbol not found";
+	if (func->old_addr && entry != func->old_addr)
+		return "symbol lookup disagrees with the linker";
+	func->entry = entry;
+	*func->body = entry;
+	return NULL;
+}
+
+/*
+ * Resolve every target and its ftrace site, and every function called
+ * through a stub, so that a kernel where a function is missing or not
+ * traceable marks the optimization unsupported at load instead of
+ * failing later.
  */
 int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 {
@@ -152,6 +173,13 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 	if (opt->lacks) {
 		vfsfast_unsupported(opt, "%s", opt->lacks);
 		return -ENOENT;
+	}
+	for (func = opt->calls; func->old_name; func++) {
+		why = vfsfast_prepare_call(func);
+		if (why) {
+			vfsfast_unsupported(opt, "%s: %s", func->old_name, why);
+			return -ENOENT;
+		}
 	}
 	for (func = opt->funcs; func->old_name; func++) {
 		why = vfsfast_prepare_func(func);
@@ -443,8 +471,26 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 	const struct vfsfast_backend **b;
 	bool staged = vfsfast_has_observers(opt);
 	char tried[80] = "";
+	const char *const *cover;
+	const char *who;
 	int ret = -ENODEV;
 
+	/*
+	 * A livepatch of a function the fast path stands in for would be
+	 * stepped around by every call the fast path answers: yield to it,
+	 * as ftrace makes every backend yield to one of a target.
+	 */
+	for (cover = opt->covers; cover && *cover; cover++) {
+		who = vfsfast_lp_holder(*cover);
+		if (who) {
+			*failed = *cover;
+			vfsfast_set_why(opt, VFSFAST_YIELDED, "%s taken by %s",
+					*cover, who);
+			strscpy(opt->holder, who, sizeof(opt->holder));
+			opt->last_error = -EBUSY;
+			return -EBUSY;
+		}
+	}
 	vfsfast_route_all(opt, true, !opt->passthrough);
 	vfsfast_route_all(opt, false, !opt->passthrough && !staged);
 	for (b = vfsfast_backend_order; *b; b++) {

@@ -15,8 +15,10 @@
  *
  * The replacement takes the file out with close_fd_get_file() and a
  * reference of its own, runs the same filp_close(), and drops its
- * reference; if that was the last, it runs ____fput()'s body (reached
- * through the trampoline, as ____fput is static) before returning.  The
+ * reference; if that was the last, it runs ____fput() (static, reached
+ * through its stub, which enters it at its first instruction: it is not
+ * hooked, so kprobes and BPF programs there see these calls) before
+ * returning.  The
  * return value is filp_close()'s, mapped as stock maps it.  What moves, as
  * it moved in 6.6: the final __fput() (fsnotify's close events, flock and
  * lease release, ->release(), the last dput and mntput) runs before the
@@ -33,22 +35,36 @@
  *
  * Only ->flush() can tell the extra reference from stock's (it may read
  * file_count(), as the SCSI tape driver's does to decide whether to
- * write its filemark), so a file with ->flush() is closed as stock
- * closes it, with stock's count and its final put deferred; nothing else
- * filp_close() runs (dnotify_flush(), locks_remove_posix()) reads the
- * count.  Because the order against the audit record and the ptrace stop
- * is visible to a tracer, the optimization is opt-in: enable=auto leaves
- * it off.
+ * write its filemark), so a file with ->flush() is closed by stock;
+ * nothing else filp_close() runs (dnotify_flush(), locks_remove_posix())
+ * reads the count.  Because the order against the audit record and the
+ * ptrace stop is visible to a tracer, the optimization is opt-in:
+ * enable=auto leaves it off.
+ *
+ * Nothing of vfsfast stays on the stack of a task that sleeps as long as
+ * user space decides, and no call takes a module reference: the close is
+ * finished here only for a file whose filp_close() and __fput() reach
+ * nothing that waits on user space or the network (vfsfast_close_bounded():
+ * a regular file or directory on a filesystem bounded.c knows, without
+ * ->flush(), ->lock() or ->flock(), not in an epoll set, whose mutex an
+ * epoll_wait() holds across its copy to user space, without FASYNC, on a
+ * filesystem not frozen), looked at under RCU before anything is done;
+ * every other close (a pipe, whose mutex a writer stuck in a userfaultfd
+ * page holds; a socket lingering; a FUSE or NFS file) is the stock
+ * system call's, by a tail call.  Should another thread put a different
+ * file at the descriptor between that look and the removal (dup2()), the
+ * replacement has taken that file out already and must close it itself:
+ * then, and only then, it holds the module while it does, as stock would
+ * (vfsfast_close_raced()).  What the look cannot see: an epoll_ctl()
+ * through another descriptor adding the file after it, or a freeze after
+ * it; such a close is still stock's to the byte, and only rmmod could then
+ * wait for the epoll_wait() or the thaw.
  *
  * The descriptor is taken out as stock's close_fd() takes it: under
  * file_lock, -EBADF where there is none.  5.10's close_fd_get_file()
  * lacks the array_index_nospec() of its pick_file(), so the compat
  * helper clamps the index first.
- *
- * __fput() may sleep as long as a FUSE daemon or NFS decides, so the
- * replacement holds the module meanwhile (vfsfast_hold()), and rmmod says
- * EBUSY.  If the module is going, the call is stock's.
- */
+  */
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -61,7 +77,7 @@
 #define VFSFAST_CLOSE_SYNC_TARGETS(T)					\
 	(T(__x64_sys_close, *(vfsfast_close_syscall_t *)0, 0, replace,	\
 	   vfsfast_sys_close)						\
-	 T(____fput, *(vfsfast_task_work_t *)0, 0, replace, vfsfast_fput_work))
+	 T(____fput, *(vfsfast_task_work_t *)0, 0, call, vfsfast_stock_____fput))
 
 VFSFAST_STATS(close_sync);
 
@@ -115,11 +131,6 @@ static inline bool vfsfast_close_put(struct file *file)
 }
 #endif
 
-static void vfsfast_fput_work(struct callback_head *work)
-{
-	vfsfast_stock_____fput(work);
-}
-
 static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
 {
 	vfsfast_fallback(close_sync);
@@ -128,57 +139,111 @@ static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
 }
 
 /*
- * The close itself, once the module is held.  Out of line: its locals
- * (5.10's close_fd_get_file() takes the address of one) may give it a
- * stack frame to unwind, KASAN's redzones for one, and the going-module
- * path in vfsfast_sys_close() must stay a jump.
+ * Whether nothing filp_close() and __fput() run for @file can wait on user
+ * space or the network; the second part of the comment at the top.
  */
-static noinline long vfsfast_close_held(unsigned int fd)
+static bool vfsfast_close_bounded(struct file *file)
+{
+	const struct file_operations *fop = file->f_op;
+	struct inode *inode = file_inode(file);
+
+	if (fop->flush || fop->lock || fop->flock ||
+	    ((READ_ONCE(file->f_flags) & FASYNC) && fop->fasync) ||
+	    vfsfast_file_in_epoll(file))
+		return false;
+	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
+		return false;
+	return vfsfast_bounded_fs(inode->i_sb) &&
+	       READ_ONCE(inode->i_sb->s_writers.frozen) == SB_UNFROZEN;
+}
+
+/* Whether the file at @fd is there and one to close here. */
+static bool vfsfast_close_bounded_fd(unsigned int fd)
 {
 	struct file *file;
-	long retval;
+	bool ok;
 
-	file = vfsfast_close_fd_get_file(fd);
-	if (!file) {
-		retval = -EBADF;
-	} else if (unlikely(file->f_op->flush)) {
-		/*
-		 * ->flush() may read the file's count (the SCSI tape driver
-		 * writes its filemark only when it is 1), so it must see
-		 * stock's: drop this reference first (the descriptor
-		 * table's, now ours, keeps the file) and close as stock,
-		 * final put deferred to task work.
-		 */
-		fput(file);
-		retval = filp_close(file, current->files);
-		vfsfast_fallback(close_sync);
-	} else {
-		/* Nothing in filp_close() but ->flush() reads the count. */
-		retval = filp_close(file, current->files);
-		if (vfsfast_close_put(file)) {
-			vfsfast_hit(close_sync);
-			vfsfast_stock_____fput(vfsfast_file_work(file));
-		}
-	}
-	vfsfast_unhold();
-	vfsfast_leave(close_sync);
+	rcu_read_lock();
+	file = files_lookup_fd_rcu(current->files, fd);
+	ok = file && vfsfast_close_bounded(file);
+	rcu_read_unlock();
+	return ok;
+}
+
+/* stock's mapping of filp_close()'s answer, in close(2). */
+static __always_inline long vfsfast_close_ret(long retval)
+{
 	if (unlikely(retval == -ERESTARTSYS || retval == -ERESTARTNOINTR ||
 		     retval == -ERESTARTNOHAND || retval == -ERESTART_RESTARTBLOCK))
 		retval = -EINTR;
 	return retval;
 }
 
-static long vfsfast_sys_close(const struct pt_regs *regs)
+/*
+ * Lost a race: @file, now out of the table with a reference of ours, is
+ * not one the look found, and not one to close here.  Close it as stock
+ * does, its last put deferred, holding the module across filp_close()
+ * (->flush() may wait on a FUSE daemon) so that rmmod answers EBUSY
+ * meanwhile.  Rare, so the hold's shared line is no per-call cost.
+ */
+static noinline long vfsfast_close_raced(struct file *file)
 {
-	vfsfast_enter(close_sync);
-	if (unlikely(!vfsfast_hold()))
-		return vfsfast_close_stock(regs);
-	return vfsfast_close_held((unsigned int)regs->di);
+	bool held = vfsfast_hold();
+	long retval;
+
+	fput(file);
+	retval = filp_close(file, current->files);
+	vfsfast_fallback(close_sync);
+	if (held)
+		vfsfast_unhold();
+	vfsfast_leave(close_sync);
+	return vfsfast_close_ret(retval);
+}
+VFSFAST_RARE_PATH(vfsfast_close_raced);
+
+/*
+ * The close itself, of a file the look found bounded.  Out of line: its
+ * locals (5.10's close_fd_get_file() takes the address of one) may give
+ * it a stack frame to unwind, KASAN's redzones for one, and the stock
+ * path in vfsfast_sys_close() must stay a jump.
+ */
+static noinline long vfsfast_close_own(unsigned int fd)
+{
+	struct file *file;
+	long retval;
+
+	file = vfsfast_close_fd_get_file(fd);
+	if (!file) {
+		/* Closed by another thread meanwhile: stock's answer too. */
+		vfsfast_leave(close_sync);
+		return -EBADF;
+	}
+	if (unlikely(!vfsfast_close_bounded(file)))
+		return vfsfast_close_raced(file);
+	/* Nothing in filp_close() but ->flush() reads the count. */
+	retval = filp_close(file, current->files);
+	if (vfsfast_close_put(file)) {
+		vfsfast_hit(close_sync);
+		vfsfast_stock_____fput(vfsfast_file_work(file));
+	}
+	vfsfast_leave(close_sync);
+	return vfsfast_close_ret(retval);
 }
 
-VFSFAST_TAIL_CALL(vfsfast_fput_work, vfsfast_stock_____fput);
+static long vfsfast_sys_close(const struct pt_regs *regs)
+{
+	unsigned int fd = (unsigned int)regs->di;
+
+	vfsfast_enter(close_sync);
+	if (!vfsfast_close_bounded_fd(fd))
+		return vfsfast_close_stock(regs);
+	return vfsfast_close_own(fd);
+}
+
 VFSFAST_TAIL_CALL(vfsfast_close_stock, vfsfast_stock___x64_sys_close);
 VFSFAST_TAIL_CALL(vfsfast_sys_close, vfsfast_close_stock);
+/* Only for a file vfsfast_close_bounded() accepted: see the top. */
+VFSFAST_BOUNDED_CALL(vfsfast_close_own, vfsfast_stock_____fput);
 
 VFSFAST_FUNCS(close_sync, VFSFAST_CLOSE_SYNC_TARGETS);
 #else
@@ -189,4 +254,5 @@ VFSFAST_OPTIMIZATION(close_sync, VFSFAST_CLOSE_SYNC_TARGETS,
 		     VFSFAST_UPSTREAM_CLOSE_SYNC_INFO, opt_in,
 	.upstream = VFSFAST_UPSTREAM_CLOSE_SYNC,
 	.lacks = VFSFAST_NO_CLOSE_SYNC,
+	.covers = VFSFAST_COVERS("close_fd", "pick_file"),
 );

@@ -29,10 +29,12 @@
  * name but the second vfs_getattr(); cp_new_stat() copies the result.
  * The mount id and mount-root attribute vfs_statx() adds are not copied.
  *
- * So the replacement answers, with fget_raw(), vfs_getattr() with the
- * same arguments (twice on -ESTALE) and cp_new_stat()'s text, exactly
- * when nothing else of that sequence can happen, and hands every other
- * call to the stock function: flags other than exactly AT_EMPTY_PATH; a
+ * So the replacement answers, with fdget_raw() (the kernel's own
+ * __fdget_raw(), called through its stub: no reference for a caller
+ * whose table nobody shares, as stock), vfs_getattr() with the same
+ * arguments (twice on -ESTALE) and cp_new_stat()'s text, exactly when
+ * nothing else of that sequence can happen, and hands every other call
+ * to the stock function: flags other than exactly AT_EMPTY_PATH; a
  * negative dfd (AT_FDCWD stats the working directory); a first byte that
  * cannot be read with page faults disabled (stock faults it in, or
  * answers -EFAULT); a non-empty name; audit collecting for the task
@@ -42,9 +44,14 @@
  * ->d_weak_revalidate (NFS).  The name's first byte is read once, as
  * stock reads it once: a concurrent writer sees one of the two orders.
  *
- * ->getattr() and the copy to user space may sleep as long as a FUSE
- * daemon or a userfaultfd handler decides, so the fast path runs holding
- * a module reference (vfsfast_hold()), and rmmod says EBUSY meanwhile.
+ * Nothing of vfsfast stays on the stack of a task that sleeps as long as
+ * user space decides, and no call takes a module reference: ->getattr()
+ * is called only on the filesystems bounded.c knows cannot wait on user
+ * space or the network (a FUSE or NFS file goes to stock), and the copy
+ * to user space runs with page faults disabled; one that would fault (a
+ * page not yet touched, a userfaultfd page) hands the whole call to stock,
+ * which answers again from the start.  What the copy had written by then
+ * is a prefix of the same buffer, which stock's copy overwrites.
  */
 #include <linux/audit.h>
 #include <linux/cred.h>
@@ -64,17 +71,27 @@
 
 #define VFSFAST_FSTATAT_EMPTY_TARGETS(T)				\
 	(T(__x64_sys_newfstatat, *(vfsfast_syscall_t *)0, 0, replace,	\
-	   vfsfast_sys_newfstatat))
+	   vfsfast_sys_newfstatat)					\
+	 T(__fdget_raw, __fdget_raw, 0, call, vfsfast_stock___fdget_raw))
 
 VFSFAST_STATS(fstatat_empty);
 
 #ifdef VFSFAST_FSTATAT_EMPTY
 VFSFAST_DECLARE_TARGETS(VFSFAST_FSTATAT_EMPTY_TARGETS);
 
-/* cp_new_stat() of fs/stat.c, the same in 5.10 and 6.1. */
+#define vfsfast_fdget_raw(fd)	__to_fd(vfsfast_stock___fdget_raw(fd))
+
+/* An answer the replacement cannot give: the call goes to stock. */
+#define VFSFAST_TO_STOCK	1
+
+/*
+ * cp_new_stat() of fs/stat.c, the same in 5.10 and 6.1, with page faults
+ * disabled in the copy: VFSFAST_TO_STOCK where it would fault.
+ */
 static int vfsfast_cp_new_stat(struct kstat *stat, struct stat __user *statbuf)
 {
 	struct stat tmp;
+	unsigned long left;
 
 	if (sizeof(tmp.st_dev) < 4 && !old_valid_dev(stat->dev))
 		return -EOVERFLOW;
@@ -102,7 +119,10 @@ static int vfsfast_cp_new_stat(struct kstat *stat, struct stat __user *statbuf)
 	tmp.st_ctime_nsec = stat->ctime.tv_nsec;
 	tmp.st_blocks = stat->blocks;
 	tmp.st_blksize = stat->blksize;
-	return copy_to_user(statbuf, &tmp, sizeof(tmp)) ? -EFAULT : 0;
+	pagefault_disable();
+	left = copy_to_user(statbuf, &tmp, sizeof(tmp));
+	pagefault_enable();
+	return left ? VFSFAST_TO_STOCK : 0;
 }
 
 /* Not answered here: the stock system call, as a tail call. */
@@ -113,7 +133,11 @@ static vfsfast_noipa long vfsfast_newfstatat_stock(const struct pt_regs *regs)
 	return vfsfast_stock___x64_sys_newfstatat(regs);
 }
 
-/* Entered holding the module (vfsfast_hold()). */
+/*
+ * The answer for @file, on a filesystem that cannot keep ->getattr()
+ * asleep for long; its locals' addresses escape, so it returns
+ * VFSFAST_TO_STOCK for its caller to make the tail call.
+ */
 static vfsfast_noipa long vfsfast_newfstatat_fd(const struct pt_regs *regs,
 						struct file *file)
 {
@@ -125,40 +149,41 @@ static vfsfast_noipa long vfsfast_newfstatat_fd(const struct pt_regs *regs,
 	if (unlikely(error == -ESTALE))
 		error = vfs_getattr(&file->f_path, &stat, STATX_BASIC_STATS,
 				    query);
-	fput(file);
 	if (!error)
 		error = vfsfast_cp_new_stat(&stat,
 					    (struct stat __user *)regs->dx);
-	vfsfast_unhold();
-	vfsfast_leave(fstatat_empty);
 	return error;
 }
 
 static long vfsfast_sys_newfstatat(const struct pt_regs *regs)
 {
 	int dfd = (int)regs->di;
-	struct file *file;
+	struct fd f;
+	long error;
 
 	vfsfast_enter(fstatat_empty);
 	if ((int)regs->r10 != AT_EMPTY_PATH || dfd < 0 ||
 	    !audit_dummy_context() ||
 	    !vfsfast_empty_user_name((const char __user *)regs->si))
 		return vfsfast_newfstatat_stock(regs);
-	if (unlikely(!vfsfast_hold()))
-		return vfsfast_newfstatat_stock(regs);
-	file = fget_raw(dfd);
-	if (unlikely(!file) ||
-	    unlikely(file->f_path.dentry->d_flags & DCACHE_OP_WEAK_REVALIDATE)) {
-		if (file)
-			fput(file);
-		vfsfast_unhold();
+	f = vfsfast_fdget_raw(dfd);
+	if (unlikely(!f.file) ||
+	    unlikely(f.file->f_path.dentry->d_flags & DCACHE_OP_WEAK_REVALIDATE) ||
+	    unlikely(!vfsfast_bounded_fs(file_inode(f.file)->i_sb))) {
+		fdput(f);
 		return vfsfast_newfstatat_stock(regs);
 	}
-	return vfsfast_newfstatat_fd(regs, file);
+	error = vfsfast_newfstatat_fd(regs, f.file);
+	fdput(f);
+	if (unlikely(error == VFSFAST_TO_STOCK))
+		return vfsfast_newfstatat_stock(regs);
+	vfsfast_leave(fstatat_empty);
+	return error;
 }
 
 VFSFAST_TAIL_CALL(vfsfast_newfstatat_stock, vfsfast_stock___x64_sys_newfstatat);
 VFSFAST_TAIL_CALL(vfsfast_sys_newfstatat, vfsfast_newfstatat_stock);
+VFSFAST_BOUNDED_CALL(vfsfast_sys_newfstatat, vfsfast_stock___fdget_raw);
 
 VFSFAST_FUNCS(fstatat_empty, VFSFAST_FSTATAT_EMPTY_TARGETS);
 #else
@@ -169,4 +194,6 @@ VFSFAST_OPTIMIZATION(fstatat_empty, VFSFAST_FSTATAT_EMPTY_TARGETS,
 		     VFSFAST_UPSTREAM_FSTATAT_EMPTY_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_FSTATAT_EMPTY,
 	.lacks = VFSFAST_NO_FSTATAT_EMPTY,
+	.covers = VFSFAST_COVERS("vfs_fstatat", "vfs_statx", "cp_new_stat",
+				 "filename_lookup"),
 );

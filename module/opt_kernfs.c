@@ -470,6 +470,21 @@ static int vfsfast_kernfs_iop_getattr(const struct path *path,
 	return ret;
 }
 
+/*
+ * kernfs's own operations: they take kernfs_mutex and iattr locks, which
+ * no holder keeps across anything that waits on user space (a node's
+ * removal drops the mutex before it drains active references).
+ */
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_add_one, vfsfast_stock_kernfs_add_one);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_activate, vfsfast_stock_kernfs_activate);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_rename_ns, vfsfast_stock_kernfs_rename_ns);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_setattr, vfsfast_stock_kernfs_setattr);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_iop_setattr, vfsfast_stock_kernfs_iop_setattr);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_iop_lookup, vfsfast_stock_kernfs_iop_lookup);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_dop_revalidate, vfsfast_stock_kernfs_dop_revalidate);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_iop_permission, vfsfast_stock_kernfs_iop_permission);
+VFSFAST_BOUNDED_CALL(vfsfast_kernfs_iop_getattr, vfsfast_stock_kernfs_iop_getattr);
+
 VFSFAST_FUNCS(kernfs, VFSFAST_KERNFS_TARGETS);
 #else
 VFSFAST_NO_FUNCS(kernfs);

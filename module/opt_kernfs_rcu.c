@@ -419,6 +419,18 @@ static int vfsfast_krcu_iop_getattr(struct mnt_idmap *idmap,
 	return ret;
 }
 
+/*
+ * kernfs's own operations: they take kernfs_rwsem and the iattr rwsem,
+ * which no holder keeps across anything that waits on user space (a
+ * node's removal drops the rwsem before it drains active references).
+ */
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_rename_ns, vfsfast_stock_kernfs_rename_ns);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_setattr, vfsfast_stock_kernfs_setattr);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_setattr, vfsfast_stock_kernfs_iop_setattr);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_positive_valid, vfsfast_stock_kernfs_dop_revalidate);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_permission, vfsfast_stock_kernfs_iop_permission);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_getattr, vfsfast_stock_kernfs_iop_getattr);
+
 VFSFAST_FUNCS(kernfs_rcu, VFSFAST_KERNFS_RCU_TARGETS);
 #else
 VFSFAST_NO_FUNCS(kernfs_rcu);

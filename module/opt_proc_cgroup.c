@@ -51,10 +51,12 @@
  * Removal clears CSS_ONLINE under cgroup_mutex alone: read once, it is
  * the state at that read, and the rest of the line holds then too.  The
  * default hierarchy is printed only once cgrp_dfl_visible is true, which
- * is static, never false again once cgroup2 was mounted: the module
- * learns it from a stock answer that had the "0:" line (at load, and
- * from every stock call until it has).  The default hierarchy's id, 0,
- * is no other root's: idr_alloc_cyclic() never gives back an id in use.
+ * never goes false again once cgroup2 was mounted: the module reads it
+ * where kallsyms finds it (near css_set_lock, in cgroup.c's .bss), or
+ * else learns it from the stock answer it asks for at load (a "0:" line;
+ * cgroup2 mounted only after that then leaves the fast path unused).  The
+ * default hierarchy's id, 0, is no other root's: idr_alloc_cyclic()
+ * never gives back an id in use.
  *
  * Memory: the task's css_set, its cgroups and their kernfs nodes live as
  * long as the css_set links them, which css_set_lock keeps; the reader's
@@ -66,9 +68,16 @@
  * other's form).
  *
  * With a v1 hierarchy mounted (a named one, or a controller on v1),
- * every read goes to stock.  Whether the kernel's own proc_cgroup_show()
- * takes cgroup_mutex is asked at load: it runs in a worker while setup
- * holds the mutex.
+ * every read goes to stock, and without paying for the fast path's try
+ * first: a look at the task's css_set under RCU alone (a second link)
+ * sends it there before css_set_lock or the path buffer; a look that
+ * misses a hierarchy being set up is caught by the test under the lock.
+ * Stock takes cgroup_mutex, which a cgroup.procs write may hold while it
+ * waits for an mmap lock that a FUSE daemon keeps, so stock is always
+ * reached by a tail call, with nothing of vfsfast left on the stack for
+ * rmmod to wait for.  Whether the kernel's own proc_cgroup_show() takes
+ * cgroup_mutex is asked at load: it runs in a worker while setup holds
+ * the mutex.
  */
 #include <linux/cgroup.h>
 #include <linux/completion.h>
@@ -124,8 +133,37 @@ static inline void vfsfast_cg_fi_park(void) { }
 static spinlock_t *vfsfast_css_set_lock;
 static struct mutex *vfsfast_cgroup_mutex;
 
-/* A stock answer had the default hierarchy's line: cgrp_dfl_visible. */
+/*
+ * The kernel's cgrp_dfl_visible where kallsyms has it; else what the stock
+ * answer at load said of it (vfsfast_cg_visible).
+ */
+static bool *vfsfast_cg_dfl_visible;
 static bool vfsfast_cg_visible;
+
+static __always_inline bool vfsfast_cg_is_visible(void)
+{
+	if (likely(vfsfast_cg_dfl_visible))
+		return READ_ONCE(*vfsfast_cg_dfl_visible);
+	return READ_ONCE(vfsfast_cg_visible);
+}
+
+/*
+ * Whether @tsk's css_set has one link, looked at under RCU only: no is
+ * final for this read (stock answers it); yes is asked again under
+ * css_set_lock.
+ */
+static bool vfsfast_cg_maybe_only(struct task_struct *tsk)
+{
+	const struct list_head *head, *next;
+	bool only;
+
+	rcu_read_lock();
+	head = &task_css_set(tsk)->cgrp_links;
+	next = READ_ONCE(head->next);
+	only = next != head && next == READ_ONCE(head->prev);
+	rcu_read_unlock();
+	return only;
+}
 
 /* Whether stock printed a line of hierarchy 0 after @from. */
 static void vfsfast_cg_note_visible(struct seq_file *m, size_t from)
@@ -190,27 +228,35 @@ out:
 	return ret;
 }
 
+/* Not answered here: the stock function, as a tail call. */
+static vfsfast_noipa int vfsfast_cg_stock(struct seq_file *m,
+					  struct pid_namespace *ns,
+					  struct pid *pid,
+					  struct task_struct *tsk)
+{
+	vfsfast_fallback(proc_cgroup);
+	vfsfast_leave(proc_cgroup);
+	return vfsfast_stock_proc_cgroup_show(m, ns, pid, tsk);
+}
+
 static int vfsfast_proc_cgroup_show(struct seq_file *m,
 				    struct pid_namespace *ns, struct pid *pid,
 				    struct task_struct *tsk)
 {
-	size_t from = m->count;
 	int ret;
 
 	vfsfast_enter(proc_cgroup);
-	if (likely(READ_ONCE(vfsfast_cg_visible))) {
-		ret = vfsfast_cg_show_dfl(m, tsk);
-		if (ret != -EAGAIN)
-			goto out;
-	}
-	vfsfast_fallback(proc_cgroup);
-	ret = vfsfast_stock_proc_cgroup_show(m, ns, pid, tsk);
-	if (!ret && !READ_ONCE(vfsfast_cg_visible))
-		vfsfast_cg_note_visible(m, from);
-out:
+	if (unlikely(!vfsfast_cg_is_visible()) || !vfsfast_cg_maybe_only(tsk))
+		return vfsfast_cg_stock(m, ns, pid, tsk);
+	ret = vfsfast_cg_show_dfl(m, tsk);
+	if (ret == -EAGAIN)
+		return vfsfast_cg_stock(m, ns, pid, tsk);
 	vfsfast_leave(proc_cgroup);
 	return ret;
 }
+
+VFSFAST_TAIL_CALL(vfsfast_cg_stock, vfsfast_stock_proc_cgroup_show);
+VFSFAST_TAIL_CALL(vfsfast_proc_cgroup_show, vfsfast_cg_stock);
 
 /* The kernel's proc_cgroup_show() of the loading task, in a worker. */
 struct vfsfast_cg_ask {
@@ -316,14 +362,21 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 		if (!vfsfast_css_set_lock) {
 			vfsfast_unsupported(opt, "css_set_lock not found in kallsyms");
 			ret = -ENOENT;
-		} else if (!a->ret) {
-			vfsfast_cg_note_visible(&a->seq, 0);
+		} else {
+			vfsfast_cg_dfl_visible = (bool *)vfsfast_lookup_data("cgrp_dfl_visible",
+									    (unsigned long)vfsfast_css_set_lock,
+									    256);
+			if (!vfsfast_cg_dfl_visible && !a->ret)
+				vfsfast_cg_note_visible(&a->seq, 0);
 		}
 	}
 	kfree(a->seq.buf);
 	kfree(a);
 	return ret;
 }
+
+/* At load, in a worker: not a replacement, and rmmod refuses a module still loading. */
+VFSFAST_BOUNDED_CALL(vfsfast_cg_ask_fn, vfsfast_stock_proc_cgroup_show);
 
 VFSFAST_FUNCS(proc_cgroup, VFSFAST_PROC_CGROUP_TARGETS);
 #else

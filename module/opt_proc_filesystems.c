@@ -231,6 +231,11 @@ static void vfsfast_fs_arm(struct vfsfast_opt *opt)
 	smp_mb__after_atomic();
 }
 
+/* file_systems_lock and a seq_file buffer: nothing waits on user space. */
+VFSFAST_BOUNDED_CALL(vfsfast_register_filesystem, vfsfast_stock_register_filesystem);
+VFSFAST_BOUNDED_CALL(vfsfast_unregister_filesystem, vfsfast_stock_unregister_filesystem);
+VFSFAST_BOUNDED_CALL(vfsfast_filesystems_proc_show, vfsfast_stock_filesystems_proc_show);
+
 VFSFAST_FUNCS(proc_filesystems, VFSFAST_PROC_FILESYSTEMS_TARGETS);
 #else
 VFSFAST_NO_FUNCS(proc_filesystems);

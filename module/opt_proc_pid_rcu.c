@@ -68,8 +68,9 @@
  *
  * proc_pid() reads struct proc_inode, private to fs/proc: its layout is
  * in compat/proc_pid_rcu.h, and setup checks it against the kernel before
- * the optimization can be enabled.  pid_update_inode() is reached through
- * the trampoline, so it is a target too, whose replacement jumps to it.
+ * the optimization can be enabled.  pid_update_inode() is static: its
+ * stub enters it at its first instruction, and it is not hooked, so that
+ * kprobes and BPF programs there see every call.
  */
 #include <linux/magic.h>
 #include <linux/namei.h>
@@ -84,8 +85,8 @@
 #define VFSFAST_PROC_PID_RCU_TARGETS(T)					\
 	(T(pid_revalidate, *(vfsfast_pid_revalidate_t *)0, 0, replace,	\
 	   vfsfast_pid_revalidate)					\
-	 T(pid_update_inode, *(vfsfast_pid_update_inode_t *)0, 0, replace, \
-	   vfsfast_pid_update_inode))
+	 T(pid_update_inode, *(vfsfast_pid_update_inode_t *)0, 0, call,	\
+	   vfsfast_stock_pid_update_inode))
 
 VFSFAST_STATS(proc_pid_rcu);
 
@@ -118,12 +119,6 @@ MODULE_PARM_DESC(fi_pid_no_update, "test builds: answer without updating the ino
 static inline void vfsfast_pid_fi_park(void) { }
 #define vfsfast_pid_fi_no_update()	false
 #endif
-
-static void vfsfast_pid_update_inode(struct task_struct *task,
-				     struct inode *inode)
-{
-	vfsfast_stock_pid_update_inode(task, inode);
-}
 
 /* The answer in RCU mode: 1 as stock's ref-walk call would, or -ECHILD. */
 static vfsfast_noipa int vfsfast_pid_revalidate_rcu(struct dentry *dentry)
@@ -161,7 +156,8 @@ static int vfsfast_pid_revalidate
 }
 
 VFSFAST_TAIL_CALL(vfsfast_pid_revalidate, vfsfast_stock_pid_revalidate);
-VFSFAST_TAIL_CALL(vfsfast_pid_update_inode, vfsfast_stock_pid_update_inode);
+/* pid_update_inode() takes only the inode's i_lock and the task's creds. */
+VFSFAST_BOUNDED_CALL(vfsfast_pid_revalidate_rcu, vfsfast_stock_pid_update_inode);
 
 /* A dentry with no inode, for asking the kernel's pid_revalidate(). */
 static struct dentry vfsfast_pid_no_inode;
@@ -203,6 +199,9 @@ static int vfsfast_pid_setup(struct vfsfast_opt *opt)
 	}
 	return 0;
 }
+
+/* At load, with a dentry that has no inode: stock answers at once. */
+VFSFAST_BOUNDED_CALL(vfsfast_pid_setup, vfsfast_stock_pid_revalidate);
 
 VFSFAST_FUNCS(proc_pid_rcu, VFSFAST_PROC_PID_RCU_TARGETS);
 #else

@@ -57,6 +57,9 @@ static struct file *vfsfast_alloc_file_pseudo(struct inode *inode,
 	return file;
 }
 
+/* An allocation and a dentry of an internal mount: nothing waits on user space. */
+VFSFAST_BOUNDED_CALL(vfsfast_alloc_file_pseudo, vfsfast_stock_alloc_file_pseudo);
+
 VFSFAST_FUNCS(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS);
 
 VFSFAST_OPTIMIZATION(pseudo_nonotify, VFSFAST_PSEUDO_TARGETS,

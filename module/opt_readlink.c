@@ -44,14 +44,14 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_READLINK_TARGETS);
  * (page-cache and computed ones) need the delayed call, a local whose
  * address is taken and so costs a stack canary.
  *
- * Unloading never waits for user space: ->get_link() (a FUSE daemon) and
- * a copy_to_user() that faults (a userfaultfd handler) may sleep for as
- * long as user space likes, so they run holding a module reference
- * (vfsfast_hold()), and rmmod says EBUSY meanwhile.  The inline path
- * copies with page faults disabled first, which costs a counter, and
- * takes the reference only if that copy faulted.  Should the module be
- * going already, the whole call goes to the stock function as a tail call,
- * leaving nothing of vfsfast on the stack.
+ * Unloading never waits for user space, and no call takes a module
+ * reference: the copy to user space runs with page faults disabled, and
+ * one that would fault (a page not yet touched, a userfaultfd page) hands
+ * the whole call to the stock function, which copies again from the
+ * start; ->get_link() is called here only on the filesystems bounded.c
+ * knows cannot wait on user space or the network (a page-cache link on
+ * ext4 or tmpfs), and every other one (a FUSE daemon's) goes to stock,
+ * all by tail calls, leaving nothing of vfsfast on the stack.
  */
 
 /* Stock readlink_copy()'s length, with the word-at-a-time strlen(). */
@@ -69,23 +69,24 @@ static __always_inline int vfsfast_readlink_len(int buflen, const char *link,
 static vfsfast_noipa int vfsfast_readlink_stock(struct dentry *dentry,
 						char __user *buffer, int buflen)
 {
+	vfsfast_fallback(readlink);
 	vfsfast_leave(readlink);
 	return vfsfast_stock_vfs_readlink(dentry, buffer, buflen);
 }
 
-/* The copy faulted with page faults disabled: again, allowed to sleep. */
-static vfsfast_noipa int vfsfast_readlink_copy_slow(struct dentry *dentry,
-						    char __user *buffer,
-						    int buflen,
-						    const char *link, int len)
+/* What no readlink() returns: the call goes to stock. */
+#define VFSFAST_RL_TO_STOCK	INT_MIN
+
+/* Stock's copy, with page faults disabled: VFSFAST_RL_TO_STOCK if it would fault. */
+static __always_inline int vfsfast_readlink_copy(char __user *buffer,
+						 const char *link, int len)
 {
-	if (unlikely(!vfsfast_hold()))
-		return vfsfast_readlink_stock(dentry, buffer, buflen);
-	if (copy_to_user(buffer, link, len))
-		len = -EFAULT;
-	vfsfast_unhold();
-	vfsfast_leave(readlink);
-	return len;
+	unsigned long left;
+
+	pagefault_disable();
+	left = copy_to_user(buffer, link, len);
+	pagefault_enable();
+	return left ? VFSFAST_RL_TO_STOCK : len;
 }
 
 /*
@@ -96,22 +97,22 @@ static vfsfast_noipa int vfsfast_readlink_inline(struct dentry *dentry,
 					    char __user *buffer, int buflen,
 					    const char *link, int len)
 {
-	unsigned long left;
-
-	len = vfsfast_readlink_len(buflen, link, len);
-	pagefault_disable();
-	left = copy_to_user(buffer, link, len);
-	pagefault_enable();
-	if (unlikely(left))
-		return vfsfast_readlink_copy_slow(dentry, buffer, buflen, link,
-						  len);
+	len = vfsfast_readlink_copy(buffer, link,
+				    vfsfast_readlink_len(buflen, link, len));
+	if (unlikely(len == VFSFAST_RL_TO_STOCK))
+		return vfsfast_readlink_stock(dentry, buffer, buflen);
 	vfsfast_leave(readlink);
 	return len;
 }
 
-/* Entered holding the module (vfsfast_hold()). */
+/*
+ * A link without i_link, on a filesystem whose ->get_link() cannot wait
+ * on user space.  The delayed call's address escapes, so this returns
+ * VFSFAST_RL_TO_STOCK for its caller to make the tail call.
+ */
 static vfsfast_noipa int vfsfast_readlink_get_link(struct dentry *dentry,
-					      char __user *buffer, int buflen)
+						   char __user *buffer,
+						   int buflen)
 {
 	struct inode *inode = d_inode(dentry);
 	DEFINE_DELAYED_CALL(done);
@@ -119,16 +120,11 @@ static vfsfast_noipa int vfsfast_readlink_get_link(struct dentry *dentry,
 	int res;
 
 	link = inode->i_op->get_link(dentry, inode, &done);
-	if (IS_ERR(link)) {
-		res = PTR_ERR(link);
-	} else {
-		res = vfsfast_readlink_len(buflen, link, -1);
-		if (copy_to_user(buffer, link, res))
-			res = -EFAULT;
-		do_delayed_call(&done);
-	}
-	vfsfast_unhold();
-	vfsfast_leave(readlink);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
+	res = vfsfast_readlink_copy(buffer, link,
+				    vfsfast_readlink_len(buflen, link, -1));
+	do_delayed_call(&done);
 	return res;
 }
 
@@ -145,28 +141,29 @@ static int vfsfast_vfs_readlink(struct dentry *dentry, char __user *buffer,
 	if (res >= 0)
 		return vfsfast_readlink_inline(dentry, buffer, buflen,
 					       inode->i_link, res);
-	if (unlikely(!(inode->i_opflags & IOP_DEFAULT_READLINK))) {
-		vfsfast_fallback(readlink);
+	if (unlikely(!(inode->i_opflags & IOP_DEFAULT_READLINK)))
 		return vfsfast_readlink_stock(dentry, buffer, buflen);
-	}
 	link = READ_ONCE(inode->i_link);
 	if (link)
 		return vfsfast_readlink_inline(dentry, buffer, buflen, link, -1);
-	if (unlikely(!vfsfast_hold()))
+	if (unlikely(!vfsfast_bounded_fs(inode->i_sb)))
 		return vfsfast_readlink_stock(dentry, buffer, buflen);
-	return vfsfast_readlink_get_link(dentry, buffer, buflen);
+	res = vfsfast_readlink_get_link(dentry, buffer, buflen);
+	if (unlikely(res == VFSFAST_RL_TO_STOCK))
+		return vfsfast_readlink_stock(dentry, buffer, buflen);
+	vfsfast_leave(readlink);
+	return res;
 }
 
 VFSFAST_TAIL_CALL(vfsfast_readlink_stock, vfsfast_stock_vfs_readlink);
-VFSFAST_TAIL_CALL(vfsfast_readlink_copy_slow, vfsfast_readlink_stock);
-VFSFAST_TAIL_CALL(vfsfast_readlink_inline, vfsfast_readlink_copy_slow);
+VFSFAST_TAIL_CALL(vfsfast_readlink_inline, vfsfast_readlink_stock);
 VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_stock);
 VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_inline);
-VFSFAST_TAIL_CALL(vfsfast_vfs_readlink, vfsfast_readlink_get_link);
 
 VFSFAST_FUNCS(readlink, VFSFAST_READLINK_TARGETS);
 
 VFSFAST_OPTIMIZATION(readlink, VFSFAST_READLINK_TARGETS,
 		     VFSFAST_UPSTREAM_READLINK_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_READLINK,
+	.covers = VFSFAST_COVERS("readlink_copy"),
 );

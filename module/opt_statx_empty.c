@@ -26,15 +26,17 @@
  * exported); -ESTALE redoes it once with LOOKUP_REVAL, which for an
  * empty name changes only the second vfs_getattr(); cp_statx() copies.
  *
- * So the replacement answers with fget_raw(), the same vfs_getattr()
- * (twice on -ESTALE), the same additions and cp_statx()'s text, and hands
- * to stock every call where anything else could happen: other flags
- * (AT_STATX_FORCE_SYNC and AT_STATX_DONT_SYNC included: they are the
- * filesystem's business, and rare), a reserved mask bit, a negative dfd,
- * a first byte that cannot be read with page faults disabled, a non-empty
- * name, audit collecting for the task, no file at dfd, ->d_weak_revalidate
- * (NFS), STATX_DIOALIGN asked of a block device.  The name's first byte
- * is read once, as stock reads it once.
+ * So the replacement answers with fdget_raw() (the kernel's own
+ * __fdget_raw(), through its stub: no reference for a caller whose table
+ * nobody shares, as stock), the same vfs_getattr() (twice on -ESTALE),
+ * the same additions and cp_statx()'s text, and hands to stock every call
+ * where anything else could happen: other flags (AT_STATX_FORCE_SYNC and
+ * AT_STATX_DONT_SYNC included: they are the filesystem's business, and
+ * rare), a reserved mask bit, a negative dfd, a first byte that cannot be
+ * read with page faults disabled, a non-empty name, audit collecting for
+ * the task, no file at dfd, ->d_weak_revalidate (NFS), STATX_DIOALIGN
+ * asked of a block device.  The name's first byte is read once, as stock
+ * reads it once.
  *
  * The mount id comes from the module's copy of struct mount's layout
  * (compat/statx_empty.h); setup compares it with what the kernel reports
@@ -42,9 +44,13 @@
  * (/proc/thread-self/fdinfo's mnt_id), and leaves the optimization
  * unsupported if one differs.
  *
- * ->getattr() and the copy to user space may sleep as long as a FUSE
- * daemon or a userfaultfd handler decides, so the fast path runs holding
- * a module reference (vfsfast_hold()), and rmmod says EBUSY meanwhile.
+ * Nothing of vfsfast stays on the stack of a task that sleeps as long as
+ * user space decides, and no call takes a module reference: ->getattr()
+ * is called only on the filesystems bounded.c knows cannot wait on user
+ * space or the network (others go to stock), and the copy to user space
+ * runs with page faults disabled; one that would fault hands the whole
+ * call to stock, which answers again from the start and overwrites the
+ * prefix the copy had written.
  */
 #include <linux/audit.h>
 #include <linux/dcache.h>
@@ -66,18 +72,28 @@
 
 #define VFSFAST_STATX_EMPTY_TARGETS(T)					\
 	(T(__x64_sys_statx, *(vfsfast_statx_syscall_t *)0, 0, replace,	\
-	   vfsfast_sys_statx))
+	   vfsfast_sys_statx)						\
+	 T(__fdget_raw, __fdget_raw, 0, call, vfsfast_stock___fdget_raw))
 
 VFSFAST_STATS(statx_empty);
 
 #ifdef VFSFAST_STATX_EMPTY
 VFSFAST_DECLARE_TARGETS(VFSFAST_STATX_EMPTY_TARGETS);
 
-/* cp_statx() of fs/stat.c: 6.1 adds the direct I/O alignments. */
+#define vfsfast_fdget_raw(fd)	__to_fd(vfsfast_stock___fdget_raw(fd))
+
+/* An answer the replacement cannot give: the call goes to stock. */
+#define VFSFAST_TO_STOCK	1
+
+/*
+ * cp_statx() of fs/stat.c (6.1 adds the direct I/O alignments), with page
+ * faults disabled in the copy: VFSFAST_TO_STOCK where it would fault.
+ */
 static int vfsfast_cp_statx(const struct kstat *stat,
 			    struct statx __user *buffer)
 {
 	struct statx tmp;
+	unsigned long left;
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.stx_mask = stat->result_mask;
@@ -108,13 +124,21 @@ static int vfsfast_cp_statx(const struct kstat *stat,
 	tmp.stx_dio_mem_align = stat->dio_mem_align;
 	tmp.stx_dio_offset_align = stat->dio_offset_align;
 #endif
-	return copy_to_user(buffer, &tmp, sizeof(tmp)) ? -EFAULT : 0;
+	pagefault_disable();
+	left = copy_to_user(buffer, &tmp, sizeof(tmp));
+	pagefault_enable();
+	return left ? VFSFAST_TO_STOCK : 0;
 }
 
-/* Whether stock would do more for this file than the fast path does. */
+/*
+ * Whether stock would do more for this file than the fast path does, or
+ * its ->getattr() may wait on user space or the network.
+ */
 static bool vfsfast_statx_stock_file(const struct file *file, u32 mask)
 {
 	if (file->f_path.dentry->d_flags & DCACHE_OP_WEAK_REVALIDATE)
+		return true;
+	if (!vfsfast_bounded_fs(file_inode(file)->i_sb))
 		return true;
 #ifdef STATX_DIOALIGN
 	if ((mask & STATX_DIOALIGN) && S_ISBLK(file_inode(file)->i_mode))
@@ -131,7 +155,11 @@ static vfsfast_noipa long vfsfast_statx_stock(const struct pt_regs *regs)
 	return vfsfast_stock___x64_sys_statx(regs);
 }
 
-/* Entered holding the module (vfsfast_hold()). */
+/*
+ * The answer for @file, on a filesystem that cannot keep ->getattr()
+ * asleep for long; its locals' addresses escape, so it returns
+ * VFSFAST_TO_STOCK for its caller to make the tail call.
+ */
 static vfsfast_noipa long vfsfast_statx_fd(const struct pt_regs *regs,
 					   struct file *file)
 {
@@ -149,11 +177,8 @@ static vfsfast_noipa long vfsfast_statx_fd(const struct pt_regs *regs,
 	if (path->mnt->mnt_root == path->dentry)
 		stat.attributes |= STATX_ATTR_MOUNT_ROOT;
 	stat.attributes_mask |= STATX_ATTR_MOUNT_ROOT;
-	fput(file);
 	if (!error)
 		error = vfsfast_cp_statx(&stat, (struct statx __user *)regs->r8);
-	vfsfast_unhold();
-	vfsfast_leave(statx_empty);
 	return error;
 }
 
@@ -162,7 +187,8 @@ static long vfsfast_sys_statx(const struct pt_regs *regs)
 	int dfd = (int)regs->di;
 	unsigned int flags = (unsigned int)regs->dx;
 	u32 mask = (u32)regs->r10;
-	struct file *file;
+	struct fd f;
+	long error;
 
 	vfsfast_enter(statx_empty);
 	if (!(flags & AT_EMPTY_PATH) ||
@@ -170,20 +196,22 @@ static long vfsfast_sys_statx(const struct pt_regs *regs)
 	    (mask & STATX__RESERVED) || dfd < 0 || !audit_dummy_context() ||
 	    !vfsfast_empty_user_name((const char __user *)regs->si))
 		return vfsfast_statx_stock(regs);
-	if (unlikely(!vfsfast_hold()))
-		return vfsfast_statx_stock(regs);
-	file = fget_raw(dfd);
-	if (unlikely(!file) || unlikely(vfsfast_statx_stock_file(file, mask))) {
-		if (file)
-			fput(file);
-		vfsfast_unhold();
+	f = vfsfast_fdget_raw(dfd);
+	if (unlikely(!f.file) || unlikely(vfsfast_statx_stock_file(f.file, mask))) {
+		fdput(f);
 		return vfsfast_statx_stock(regs);
 	}
-	return vfsfast_statx_fd(regs, file);
+	error = vfsfast_statx_fd(regs, f.file);
+	fdput(f);
+	if (unlikely(error == VFSFAST_TO_STOCK))
+		return vfsfast_statx_stock(regs);
+	vfsfast_leave(statx_empty);
+	return error;
 }
 
 VFSFAST_TAIL_CALL(vfsfast_statx_stock, vfsfast_stock___x64_sys_statx);
 VFSFAST_TAIL_CALL(vfsfast_sys_statx, vfsfast_statx_stock);
+VFSFAST_BOUNDED_CALL(vfsfast_sys_statx, vfsfast_stock___fdget_raw);
 
 /* The kernel's mount id for @fd of the loading task, from its fdinfo. */
 static int vfsfast_fdinfo_mnt_id(unsigned int fd, int *id)
@@ -291,4 +319,6 @@ VFSFAST_OPTIMIZATION(statx_empty, VFSFAST_STATX_EMPTY_TARGETS,
 	.upstream = VFSFAST_UPSTREAM_STATX_EMPTY,
 	.lacks = VFSFAST_NO_STATX_EMPTY,
 	.setup = vfsfast_statx_setup,
+	.covers = VFSFAST_COVERS("do_statx", "vfs_statx", "cp_statx",
+				 "filename_lookup"),
 );

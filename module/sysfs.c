@@ -30,8 +30,11 @@
  *                                 else none
  *                                 line 2 (when better ones failed): skipped:
  *                                 <backend> <errno>, ...
- *   <opt>/stats/hits        0444  calls answered by the fast path
- *   <opt>/stats/fallbacks   0444  calls handed to the stock function
+ *   <opt>/stats/hits        0400  calls answered by the fast path
+ *   <opt>/stats/fallbacks   0400  calls handed to the stock function
+ *                                 (root only: they count every user's
+ *                                 calls on the host, which a container
+ *                                 that sees the host's /sys would read)
  *
  * Any write that is not a valid value returns -EINVAL and changes nothing;
  * any write to a broken optimization's knobs, -EIO.
@@ -213,8 +216,8 @@ static struct kobj_attribute passthrough_attr = __ATTR_RW(passthrough);
 static struct kobj_attribute status_attr = __ATTR_RO(status);
 static struct kobj_attribute functions_attr = __ATTR_RO(functions);
 static struct kobj_attribute backend_attr = __ATTR_RO(backend);
-static struct kobj_attribute hits_attr = __ATTR_RO(hits);
-static struct kobj_attribute fallbacks_attr = __ATTR_RO(fallbacks);
+static struct kobj_attribute hits_attr = __ATTR_RO_MODE(hits, 0400);
+static struct kobj_attribute fallbacks_attr = __ATTR_RO_MODE(fallbacks, 0400);
 
 static struct attribute *vfsfast_opt_attrs[] = {
 	&enabled_attr.attr,

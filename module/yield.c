@@ -25,6 +25,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fcntl.h>
+#include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
@@ -98,15 +100,59 @@ static bool vfsfast_lp_patches(const char *patch, const char *func)
 	return found;
 }
 
-/* The newest loaded livepatch that patches @func, or NULL. */
-static const char *vfsfast_lp_holder(const char *func)
+/* Looking through /sys/kernel/livepatch for a patch of one function. */
+struct vfsfast_lp_scan {
+	struct dir_context ctx;
+	const char *func;
+	char *found;
+};
+
+static VFSFAST_FILLDIR_RET vfsfast_lp_scan_one(struct dir_context *ctx,
+					       const char *name, int len,
+					       loff_t pos, u64 ino,
+					       unsigned int type)
 {
+	struct vfsfast_lp_scan *scan = container_of(ctx, struct vfsfast_lp_scan, ctx);
+	char patch[MODULE_NAME_LEN];
+
+	if (len <= 0 || len >= MODULE_NAME_LEN || name[0] == '.')
+		return VFSFAST_FILLDIR_GO_ON;
+	memcpy(patch, name, len);
+	patch[len] = '\0';
+	if (!vfsfast_lp_patches(patch, scan->func))
+		return VFSFAST_FILLDIR_GO_ON;
+	strscpy(scan->found, patch, MODULE_NAME_LEN);
+	return VFSFAST_FILLDIR_STOP;
+}
+
+/*
+ * The newest loaded livepatch that patches @func, or NULL.  Those that
+ * went live while vfsfast was loaded are known in order; one loaded
+ * before it is found in /sys/kernel/livepatch (in the caller's mount
+ * namespace: where sysfs is not mounted there, only the first kind).
+ */
+const char *vfsfast_lp_holder(const char *func)
+{
+	static char found[MODULE_NAME_LEN];	/* under vfsfast_mutex */
+	struct vfsfast_lp_scan scan = {
+		.ctx.actor = vfsfast_lp_scan_one,
+		.func = func,
+		.found = found,
+	};
+	struct file *dir;
 	int i;
 
+	lockdep_assert_held(&vfsfast_mutex);
 	for (i = vfsfast_nr_livepatches; i-- > 0;)
 		if (vfsfast_lp_patches(vfsfast_livepatches[i], func))
 			return vfsfast_livepatches[i];
-	return NULL;
+	dir = filp_open("/sys/kernel/livepatch", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir))
+		return NULL;
+	found[0] = '\0';
+	iterate_dir(dir, &scan.ctx);
+	filp_close(dir, NULL);
+	return found[0] ? found : NULL;
 }
 
 static int vfsfast_module_event(struct notifier_block *nb,
@@ -116,6 +162,8 @@ static int vfsfast_module_event(struct notifier_block *nb,
 	struct vfsfast_opt **opt;
 	char why[MODULE_NAME_LEN + 32];
 
+	if (state == MODULE_STATE_GOING)
+		vfsfast_bounded_module_going(mod);
 	if (!is_livepatch_module(mod))
 		return NOTIFY_DONE;
 	mutex_lock(&vfsfast_mutex);

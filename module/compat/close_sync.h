@@ -29,6 +29,13 @@
 #define vfsfast_file_work(file)	(&(file)->f_u.fu_rcuhead)
 #endif
 
+/* Whether @file is in an epoll set, whose mutex its last fput() takes. */
+#ifdef VFSFAST_HAVE_FILE_F_EP
+#define vfsfast_file_in_epoll(file)	(READ_ONCE((file)->f_ep) != NULL)
+#else
+#define vfsfast_file_in_epoll(file)	(!list_empty_careful(&(file)->f_ep_links))
+#endif
+
 /* The file at @fd, out of the table, with a reference for the caller. */
 static inline struct file *vfsfast_close_fd_get_file(unsigned int fd)
 {

@@ -213,6 +213,19 @@ static inline void vfsfast_sync_tasks(void)
 #define sysfs_emit(buf, fmt, ...) scnprintf(buf, PAGE_SIZE, fmt, ##__VA_ARGS__)
 #endif
 
+/* ---- directories -------------------------------------------------------- */
+
+/* What a directory actor returns to go on, or to stop (6.1: a bool). */
+#ifdef VFSFAST_HAVE_FILLDIR_BOOL
+#define VFSFAST_FILLDIR_RET	bool
+#define VFSFAST_FILLDIR_GO_ON	true
+#define VFSFAST_FILLDIR_STOP	false
+#else
+#define VFSFAST_FILLDIR_RET	int
+#define VFSFAST_FILLDIR_GO_ON	0
+#define VFSFAST_FILLDIR_STOP	(-ECANCELED)
+#endif
+
 /* ---- symlinks --------------------------------------------------------- */
 
 #ifdef VFSFAST_HAVE_IOP_CACHED_LINK

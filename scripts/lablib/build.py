@@ -172,17 +172,78 @@ def make_w1(kernel, extra=""):
 # (include/vfsfast.h): on those paths the stock code may sleep for as long
 # as user space decides, and nothing of vfsfast may be left on the stack.
 TAIL_CALL = re.compile(r"^VFSFAST_TAIL_CALL\((\w+),\s*(\w+)\);", re.M)
+# The calls of stock code that may stay calls: VFSFAST_BOUNDED_CALL(caller,
+# callee), each with the reason it cannot sleep for long.
+BOUNDED_CALL = re.compile(r"^VFSFAST_BOUNDED_CALL\((\w+),\s*(\w+)\);", re.M)
+# Functions on a rare path, which may take a lock or an atomic on a line
+# every CPU shares: VFSFAST_RARE_PATH(fn).
+RARE_PATH = re.compile(r"^VFSFAST_RARE_PATH\((\w+)\);", re.M)
+# The objects whose code runs on a replacement's path.
+HOT_OBJECTS = "module/opt_*.c module/bounded.c"
+
+
+def _declared(pattern):
+    """{object: {first: [second, ...]}} of a declaration in the hot sources."""
+    out = {}
+    for glob_ in HOT_OBJECTS.split():
+        for src in sorted(glob.glob(os.path.join(util.repo_dir(), glob_))):
+            obj = "module/" + os.path.basename(src)[:-2] + ".o"
+            with open(src) as f:
+                for m in pattern.finditer(f.read()):
+                    first, second = (m.group(1), m.group(2)) if pattern.groups == 2 else (m.group(1), None)
+                    out.setdefault(obj, {}).setdefault(first, []).append(second)
+    return out
 
 
 def tail_calls():
     """{object: {function: [callees]}} from the optimization files."""
+    return {o: f for o, f in _declared(TAIL_CALL).items() if o.endswith(".o") and "opt_" in o}
+
+
+def _base(fn):
+    """gcc's clones (.isra.0, .part.1, .constprop.0) are their function."""
+    return fn.split(".")[0] if fn else fn
+
+
+def disassembly(path):
+    """{function: [(mnemonic, target or None, locked, reloc_sym or None)]}
+    of an object, from objdump -dr: every branch with its real target (a
+    relocation names it), and every instruction with a lock prefix with
+    the symbol its memory operand is relocated against, if any."""
+    p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = {}
-    for src in sorted(glob.glob(os.path.join(util.repo_dir(), "module/opt_*.c"))):
-        obj = "module/" + os.path.basename(src)[:-2] + ".o"
-        with open(src) as f:
-            for caller, callee in TAIL_CALL.findall(f.read()):
-                out.setdefault(obj, {}).setdefault(caller, []).append(callee)
+    fn = None
+    last = None
+    for line in p.stdout.splitlines():
+        m = re.match(r"[0-9a-f]+ <([\w.]+)>:$", line)
+        if m:
+            fn = _base(m.group(1))
+            out.setdefault(fn, [])
+            last = None
+            continue
+        if fn is None:
+            continue
+        m = re.match(r"\s+[0-9a-f]+:\s+(lock\s+)?(\w+)\s*(\S*)(?:\s+<([\w.]+)(?:[+-]0x[0-9a-f]+)?>)?", line)
+        if m and not re.match(r"\s+[0-9a-f]+: R_X86_64_", line):
+            mnem = m.group(2)
+            target = _base(m.group(4)) if mnem.startswith(("call", "jmp")) else None
+            last = [mnem, target, bool(m.group(1)), None]
+            out[fn].append(last)
+            continue
+        # A relocation names the real target of the instruction before it.
+        m = re.match(r"\s+[0-9a-f]+: R_X86_64_\w+\s+([\w.]+)", line)
+        if m and last is not None:
+            sym = _base(m.group(1))
+            if last[0].startswith(("call", "jmp")):
+                last[1] = sym
+            last[3] = sym
+            last = None
     return out
+
+
+def _w1_object(kernel, obj):
+    return os.path.join(kernel.chroot_dir, _tmp(kernel, "vfsfast-w1").lstrip("/"), obj)
 
 
 def tail_call_problems(kernel):
@@ -191,39 +252,68 @@ def tail_call_problems(kernel):
     absent from its object is one the compat layer did not build for this
     kernel (e.g. fsnotify_parent before 5.8's __fsnotify_parent(dentry,
     ...), fstatat_empty where upstream has it)."""
-    tree = os.path.join(kernel.chroot_dir, _tmp(kernel, "vfsfast-w1").lstrip("/"))
     problems = []
     for obj, funcs in tail_calls().items():
-        p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", os.path.join(tree, obj)],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        branches = {}
-        fn = None
-        last = None
-        for line in p.stdout.splitlines():
-            m = re.match(r"[0-9a-f]+ <(\w+)>:$", line)
-            if m:
-                fn = m.group(1)
-                continue
-            m = re.match(r"\s+[0-9a-f]+:\s+(call|jmp)\w*\s+\S+(?: <(\w+)(?:\+0x[0-9a-f]+)?>)?", line)
-            if m and fn:
-                last = [m.group(1), m.group(2)]
-                branches.setdefault(fn, []).append(last)
-                continue
-            # A relocation names the real target of the branch before it.
-            m = re.match(r"\s+[0-9a-f]+: R_X86_64_\w+\s+(\w+)", line)
-            if m and last is not None:
-                last[1] = m.group(1)
-            last = None
+        code = disassembly(_w1_object(kernel, obj))
         for f, callees in funcs.items():
-            if not re.search(rf"^[0-9a-f]+ <{f}>:$", p.stdout, re.M):
+            if f not in code:
                 continue
             for c in callees:
-                kinds = {k for k, t in branches.get(f, []) if t == c}
+                kinds = {i[0][:4] for i in code[f] if i[1] == c}
                 if "call" in kinds:
                     problems.append(f"{f}: call {c}")
                 elif "jmp" not in kinds:
                     problems.append(f"{f}: no jmp to {c}")
     return problems
+
+
+def stock_call_problems(kernel):
+    """Calls (not tail calls) of a vfsfast_stock_<name>() stub that no
+    VFSFAST_BOUNDED_CALL() declares, in the last make_w1() build: each is a
+    frame of vfsfast's left on the stack of a task in stock code, which
+    may sleep for as long as user space decides."""
+    bounded = _declared(BOUNDED_CALL)
+    problems = []
+    for src in sorted(glob.glob(os.path.join(util.repo_dir(), "module/opt_*.c"))):
+        obj = "module/" + os.path.basename(src)[:-2] + ".o"
+        code = disassembly(_w1_object(kernel, obj))
+        allowed = bounded.get(obj, {})
+        for f, insns in code.items():
+            for mnem, target, _, _ in insns:
+                if (mnem.startswith("call") and target and target.startswith("vfsfast_stock_")
+                        and target not in allowed.get(f, [])):
+                    problems.append(f"{f}: call {target}")
+    return sorted(set(problems))
+
+
+# Module references are a locked operation on the module's one line.
+GLOBAL_REFCOUNT_CALLS = ("try_module_get", "module_put", "__module_get", "refcount_inc",
+                         "refcount_dec", "atomic_inc", "atomic_dec")
+
+
+def global_atomic_problems(kernel):
+    """Locked instructions on memory named by a symbol (a variable that
+    every CPU shares: a module's refcount, a global counter) and calls of
+    the module refcount, in the code of the last make_w1() build that runs
+    per call, outside functions declared VFSFAST_RARE_PATH().  A locked
+    operation on an object a call works on (file->f_count, a pipe) names
+    no symbol, and per-CPU counting has no lock prefix."""
+    rare = _declared(RARE_PATH)
+    problems = []
+    for glob_ in HOT_OBJECTS.split():
+        for src in sorted(glob.glob(os.path.join(util.repo_dir(), glob_))):
+            obj = "module/" + os.path.basename(src)[:-2] + ".o"
+            code = disassembly(_w1_object(kernel, obj))
+            skip = rare.get(obj, {})
+            for f, insns in code.items():
+                if f in skip:
+                    continue
+                for mnem, target, locked, sym in insns:
+                    if locked and sym:
+                        problems.append(f"{f}: lock {mnem} on {sym}")
+                    elif mnem.startswith("call") and target in GLOBAL_REFCOUNT_CALLS:
+                        problems.append(f"{f}: call {target}")
+    return sorted(set(problems))
 
 
 @_exclusive

@@ -185,6 +185,14 @@ def build_checks(tally, kernel):
     tally.record(not bad, f"[{kernel}] the paths that may sleep in stock code reach it by "
                  "tail calls (objdump): nothing of vfsfast on the stack there",
                  "; ".join(bad[:4]))
+    bad = build.stock_call_problems(kernel) if ok else ["no build"]
+    tally.record(not bad, f"[{kernel}] every call of a stock function from a replacement is a "
+                 "tail call or declared bounded (objdump)",
+                 "; ".join(bad[:4]))
+    bad = build.global_atomic_problems(kernel) if ok else ["no build"]
+    tally.record(not bad, f"[{kernel}] no locked operation on a shared line, no module "
+                 "reference, per call in any replacement (objdump)",
+                 "; ".join(bad[:4]))
     example_checks(tally, kernel)
     return ok
 

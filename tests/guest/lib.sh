@@ -117,10 +117,10 @@ load_vfsfast() {
 	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"
 }
 
-# rmmod, again for up to 5 s while it is refused as in use: a readlink()
-# of a page-cache symlink holds the module while it runs (readlink's
-# ->get_link() may sleep as long as its filesystem likes), so under
-# readlink load a single rmmod can meet one in flight.
+# rmmod, again for up to 5 s while it is refused as in use: the one path
+# that holds the module (close_sync's close of a file another thread put
+# at the descriptor meanwhile, vfsfast_close_raced()) can meet an rmmod,
+# and a test module may still be going.
 unload_vfsfast() {
 	u=0
 	while ! rmmod vfsfast 2>/tmp/unload.err; do

@@ -30,15 +30,17 @@
  * the replacement when the knob is on.  Prints "closing" before close()
  * and "closed <ret> <ms>" after it; exits 0 iff close() returned 0.
  *
- * usage: closediff --park PARAMDIR
+ * usage: closediff --park PARAMDIR FILE
  *
  * The fault-injection build, knob on: another thread, asleep in read() of
- * a pipe, drops its reference while close() of the read end is parked
+ * the regular file FILE (its buffer a userfaultfd page nobody has filled
+ * yet), drops its reference while close() of the descriptor is parked
  * between filp_close() and the drop of its own (fi_close_park).  Exactly
- * one of the two puts must end the file, so once both are done the pipe
- * has no reader and a write gets EPIPE.  Prints "parked N, reader R,
- * close C, write after both W"; exits 0 iff one close was parked, the
- * reader read its byte, close() returned 0 and the write got EPIPE.
+ * one of the two puts must end the file, so once both are done the
+ * flock() the descriptor held is gone and another open file description
+ * takes it at once.  Prints "parked N, reader R, close C, flock after
+ * both L"; exits 0 iff one close was parked, the reader read its byte,
+ * close() returned 0 and the flock() was taken (L = 0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,7 +61,10 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <unistd.h>
 
 static char *out[2][256];
@@ -267,7 +272,8 @@ static int linger_close(int secs)
 }
 
 static const char *park_dir;
-static int park_pipe[2];
+static int park_fd, park_uffd;
+static char *park_page;
 static pthread_t park_reader;
 
 static long param(const char *name, const char *set)
@@ -287,33 +293,58 @@ static long param(const char *name, const char *set)
 	return fclose(f) ? -1 : v;
 }
 
-/* Once the close is parked: wake the reader, let it return, release. */
+/* read() of the file into the userfaultfd page: asleep until it is filled. */
+static void *uffd_reader(void *arg)
+{
+	return (void *)(long)read(park_fd, park_page, 1);
+}
+
+/* Once the close is parked: fill the page, let the reader return, release. */
 static void *waker(void *arg)
 {
+	struct uffdio_zeropage zero = {
+		.range = { .start = (unsigned long)park_page, .len = 4096 },
+	};
 	long p0 = (long)arg;
-	void *rd;
+	void *rd = (void *)-1L;
 	int i;
 
 	for (i = 0; i < 1000 && param("fi_close_parked", NULL) == p0; i++)
 		usleep(10000);
-	if (write(park_pipe[1], "x", 1) != 1)
-		rd = (void *)-1L;
-	else
+	if (!ioctl(park_uffd, UFFDIO_ZEROPAGE, &zero))
 		pthread_join(park_reader, &rd);
 	param("fi_close_park", "\n");
 	return rd;
 }
 
-static int parked_close(void)
+static int parked_close(const char *file)
 {
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	long p0, c, after, parked;
 	pthread_t w;
 	void *rd;
-	long p0, c, after, parked;
+	int fd2;
 
-	if (pipe(park_pipe) ||
-	    pthread_create(&park_reader, NULL, blocked_reader, &park_pipe[0]))
+	park_fd = open(file, O_RDONLY);
+	park_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	park_uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (park_fd < 0 || park_page == MAP_FAILED || park_uffd < 0 ||
+	    ioctl(park_uffd, UFFDIO_API, &api) || flock(park_fd, LOCK_EX))
 		return 2;
-	usleep(100000);
+	reg.range.start = (unsigned long)park_page;
+	reg.range.len = 4096;
+	if (ioctl(park_uffd, UFFDIO_REGISTER, &reg) ||
+	    pthread_create(&park_reader, NULL, uffd_reader, NULL))
+		return 2;
+	/* The reader holds its reference once its fault has arrived. */
+	pfd.fd = park_uffd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 30000) != 1 || read(park_uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return 2;
 	p0 = param("fi_close_parked", NULL);
 	if (p0 < 0 || param("fi_close_park", "clpark"))
 		return 2;
@@ -321,14 +352,15 @@ static int parked_close(void)
 		return 2;
 	/* Only this thread is named clpark: the others' closes go on. */
 	prctl(PR_SET_NAME, "clpark");
-	c = cl(park_pipe[0]);
+	c = cl(park_fd);
 	prctl(PR_SET_NAME, "closediff");
 	pthread_join(w, &rd);
-	after = write(park_pipe[1], "x", 1) < 0 ? -errno : 1;
+	fd2 = open(file, O_RDONLY);
+	after = fd2 < 0 ? -errno : flock(fd2, LOCK_EX | LOCK_NB) ? -errno : 0;
 	parked = param("fi_close_parked", NULL) - p0;
-	printf("parked %ld, reader %ld, close %ld, write after both %ld\n",
+	printf("parked %ld, reader %ld, close %ld, flock after both %ld\n",
 	       parked, (long)rd, c, after);
-	return parked == 1 && (long)rd == 1 && c == 0 && after == -EPIPE ? 0 : 1;
+	return parked == 1 && (long)rd == 1 && c == 0 && after == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -337,10 +369,10 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--linger"))
 		return linger_close(atoi(argv[2]));
-	if (argc == 3 && !strcmp(argv[1], "--park")) {
+	if (argc == 4 && !strcmp(argv[1], "--park")) {
 		signal(SIGPIPE, SIG_IGN);
 		park_dir = argv[2];
-		return parked_close();
+		return parked_close(argv[3]);
 	}
 	signal(SIGPIPE, SIG_IGN);
 	if (argc != 3) {
