@@ -108,7 +108,12 @@ struct vfsfast_func {
 #ifdef VFSFAST_GEN
 /* module/gen-targets.sh collects these tokens; nothing is compiled. */
 #define VFSFAST_GEN_TARGET(name, ...)	vfsfast_gen_target(name)
-#define VFSFAST_GEN_FUNCTION(name, ...)	vfsfast_gen_function(name)
+/* modinfo's functions= lists what is taken over, not what is only called. */
+#define VFSFAST_GEN_FUNCTION(name, proto, exported, kind, new)	\
+	VFSFAST_GEN_FUNCTION_##kind(name)
+#define VFSFAST_GEN_FUNCTION_replace(name)	vfsfast_gen_function(name)
+#define VFSFAST_GEN_FUNCTION_observe(name)	vfsfast_gen_function(name)
+#define VFSFAST_GEN_FUNCTION_call(name)		vfsfast_gen_calls(name)
 #define VFSFAST_DECLARE_TARGETS(targets)
 #define VFSFAST_FUNCS(opt, targets)	VFSFAST_EACH(targets, VFSFAST_GEN_TARGET)
 #define VFSFAST_NO_FUNCS(opt)		vfsfast_gen_nofuncs(opt)

@@ -111,4 +111,6 @@ VFSFAST_OPTIMIZATION(access_creds, VFSFAST_ACCESS_CREDS_TARGETS,
 		     VFSFAST_UPSTREAM_ACCESS_CREDS_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_ACCESS_CREDS,
 	.lacks = VFSFAST_NO_ACCESS_CREDS,
+	/* The decision stands in for the override's own test. */
+	.covers = VFSFAST_COVERS("access_override_creds"),
 );

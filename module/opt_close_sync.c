@@ -64,7 +64,7 @@
  * file_lock, -EBADF where there is none.  5.10's close_fd_get_file()
  * lacks the array_index_nospec() of its pick_file(), so the compat
  * helper clamps the index first.
-  */
+ */
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>

@@ -105,7 +105,7 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_PROC_CGROUP_TARGETS);
 #ifdef VFSFAST_FAULT_INJECT
 /*
  * Test builds only.  A read by a task named fi_cg_park sleeps until
- * fi_cg_park is cleared (30 s at most), before it takes css_set_lock;
+ * fi_cg_park is cleared (30 s at most), before it looks at its css_set;
  * fi_cg_parked counts the holds.  fi_cg_split=1 parks it after the
  * one-hierarchy test instead, with css_set_lock dropped and taken again:
  * the fast path without the guard that keeps the test and the line in
@@ -195,8 +195,6 @@ static int vfsfast_cg_show_dfl(struct seq_file *m, struct task_struct *tsk)
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	if (!vfsfast_cg_fi_split())
-		vfsfast_cg_fi_park();
 	spin_lock_irq(vfsfast_css_set_lock);
 	only = list_is_singular(&task_css_set(tsk)->cgrp_links);
 	if (only && vfsfast_cg_fi_split()) {
@@ -246,6 +244,8 @@ static int vfsfast_proc_cgroup_show(struct seq_file *m,
 	int ret;
 
 	vfsfast_enter(proc_cgroup);
+	if (!vfsfast_cg_fi_split())
+		vfsfast_cg_fi_park();
 	if (unlikely(!vfsfast_cg_is_visible()) || !vfsfast_cg_maybe_only(tsk))
 		return vfsfast_cg_stock(m, ns, pid, tsk);
 	ret = vfsfast_cg_show_dfl(m, tsk);
@@ -388,4 +388,6 @@ VFSFAST_OPTIMIZATION(proc_cgroup, VFSFAST_PROC_CGROUP_TARGETS,
 		     VFSFAST_UPSTREAM_PROC_CGROUP_INFO, auto,
 	.lacks = VFSFAST_NO_PROC_CGROUP,
 	.setup = vfsfast_cg_setup,
+	/* The default hierarchy's line, printed without stock's helpers. */
+	.covers = VFSFAST_COVERS("cgroup_path_ns_locked", "cset_cgroup_from_root"),
 );

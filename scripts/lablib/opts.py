@@ -243,12 +243,12 @@ OPTS = [
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
-    Opt("close_sync", ("__x64_sys_close", "____fput"), "close_fd_get_file-private",
+    Opt("close_sync", ("__x64_sys_close",), "close_fd_get_file-private",
         "close(2) finishes the file itself (close_fd_get_file private to fs/)",
         _close_sync_upstream, workloads="close_sync", opt_in=True,
         unsupported="the kernel has it upstream (close(2) with __fput_sync, 6.6): "
                     "nothing to replace"),
-    Opt("proc_pid_rcu", ("pid_revalidate", "pid_update_inode"), "load-time",
+    Opt("proc_pid_rcu", ("pid_revalidate",), "load-time",
         "pid_revalidate answers in RCU mode", _proc_pid_rcu_upstream,
         workloads="proc_pid_rcu", load_time=True,
         unsupported="the kernel has it upstream (pid_revalidate answers in RCU mode, 5.14): "

@@ -289,6 +289,65 @@ if [ $all = yes ]; then
 	unload_vfsfast
 fi
 
+# A hybrid host: with a v1 hierarchy mounted every read is stock's, and
+# stock takes cgroup_mutex, which a cgroup.procs write may hold for as
+# long as user space decides (cpuset's attach waiting for an mmap lock a
+# FUSE daemon keeps; here vfsfast_cgmutex holds it until told).  The read
+# must reach stock by a tail call, leaving nothing of vfsfast on its
+# stack: rmmod goes through at once while it sleeps, and the read then
+# gives stock's answer.  And it must step aside before paying for the
+# fast path's try: css_set_lock taken per read as stock takes it (one),
+# not once more.
+mkdir -p $V1
+if mount -t cgroup -o none,name=vfcm cgroup $V1; then
+	grep -q '^vfsfast ' /proc/modules || load_vfsfast enable=none
+	set_knob $o 1
+	cslock=$(awk '$3 == "css_set_lock" { print $1 }' /proc/kallsyms)
+	lcount() { # knob value: css_set_lock acquisitions by 100 reads
+		set_knob $o $1
+		echo "p:kprobes/vfcsl _raw_spin_lock_irq lock=%di:u64" >>$T/kprobe_events || return 1
+		echo "lock == 0x$cslock && comm == \"cat\"" >$T/events/kprobes/vfcsl/filter
+		echo >$T/trace
+		echo 1 >$T/events/kprobes/vfcsl/enable
+		reads
+		echo 0 >$T/events/kprobes/vfcsl/enable
+		grep -c ' vfcsl:' $T/trace
+		echo '-:kprobes/vfcsl' >>$T/kprobe_events
+	}
+	off=$(lcount 0)
+	on=$(lcount 1)
+	t_checkv "$o: with a v1 hierarchy, a read steps aside before css_set_lock (as many as stock takes, not one more per read)" \
+		"100 reads: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-999}" -lt $((off + 10)) ]
+	want=$(cat /proc/self/cgroup | tr '\n' '|')
+	if insmod /lab/vfsfast_cgmutex.ko; then
+		i=0
+		while [ "$(cat /sys/module/vfsfast_cgmutex/parameters/held)" != Y ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		sh -c 'cat /proc/self/cgroup' >/tmp/cg.held 2>&1 &
+		rp=$!
+		sleep 1
+		st=$(cat /proc/$rp/task/*/stack /proc/$(pgrep -P $rp cat 2>/dev/null | head -n1)/stack 2>/dev/null)
+		case "$st" in *vfsfast*) in_fast=yes ;; *) in_fast=no ;; esac
+		case "$st" in *proc_cgroup_show*) in_stock=yes ;; *) in_stock=no ;; esac
+		t0=$(date +%s)
+		if rmmod vfsfast 2>/tmp/rmmod.err; then unloaded=yes; else unloaded=no; fi
+		t1=$(date +%s)
+		echo 1 >/sys/module/vfsfast_cgmutex/parameters/release
+		wait $rp
+		got=$(tr '\n' '|' </tmp/cg.held)
+		rmmod vfsfast_cgmutex
+		t_checkv "$o: rmmod goes through at once while a read stock answers sleeps on cgroup_mutex (a tail call: no vfsfast frame)" \
+			"asleep in proc_cgroup_show: $in_stock, in vfsfast: $in_fast, unloaded: $unloaded in $((t1 - t0)) s; $(cat /tmp/rmmod.err)" \
+			[ $in_stock = yes -a $in_fast = no -a $unloaded = yes -a $((t1 - t0)) -le 1 ]
+		t_eq "$o: that read gives stock's answer once the mutex is free" "$want" "$got"
+	else
+		t_fail "$o: vfsfast_cgmutex holds cgroup_mutex" "insmod failed"
+	fi
+	grep -q '^vfsfast ' /proc/modules && { set_knob $o 0; unload_vfsfast; }
+	v1_gone >/dev/null
+else
+	t_fail "$o: a named v1 hierarchy mounts (hybrid host)" "mount failed"
+fi
+
 kill $pids 2>/dev/null
 wait $pids 2>/dev/null
 v1_gone >/dev/null

@@ -142,3 +142,55 @@ if first_backend; then
 		"$r" [ "${r#parked 1, reader 1, close 0, flock after both -11;}" != "$r" ]
 	unload_vfsfast
 fi
+
+# A livepatch of close_fd(), which the replacement stands in for without
+# hooking it (vfsfast_lp_close.ko, a real livepatch that does what the
+# kernel's close_fd() does and counts its calls).  Each close(2) the fast
+# path answered would step around the fix, so close_sync yields to it, in
+# both load orders: the livepatch coming while close_sync is on (the
+# other optimizations come back, close_sync stays yielded, naming
+# close_fd and the livepatch, and every close goes through the fix), and
+# the livepatch there first (enabling close_sync answers EBUSY and says
+# yielded).  Once the livepatch is gone close_sync re-arms by itself.
+# Before the covers list, close_sync re-armed beside the livepatch and
+# the fix saw no close.
+if first_backend; then
+	lpc=/sys/module/vfsfast_lp_close/parameters/calls
+	lpc_remove() {
+		echo 0 >/sys/kernel/livepatch/vfsfast_lp_close/enabled 2>/dev/null
+		i=0
+		while [ -e /sys/kernel/livepatch/vfsfast_lp_close ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		rmmod vfsfast_lp_close
+	}
+	closes() { i=0; while [ $i -lt 20 ]; do exec 3</tmp/cd/f; exec 3<&-; i=$((i + 1)); done; }
+	load_vfsfast enable=none
+	set_knob $o 1
+	set_knob readlink 1
+	if insmod /lab/vfsfast_lp_close.ko; then
+		c0=$(cat $lpc)
+		h0=$(stat_of $o hits)
+		closes
+		r="$(head -n1 $VF/$o/status); $(knob $o); closes through the fix +$(($(cat $lpc) - c0)); hits +$(($(stat_of $o hits) - h0)); readlink $(head -n1 $VF/readlink/status)"
+		t_checkv "$o: yields to a livepatch of close_fd() it stands in for, and every close goes through the fix" \
+			"$r" [ "${r#yielded: close_fd taken by vfsfast_lp_close; 0; closes through the fix +}" != "$r" \
+			-a "$(($(cat $lpc) - c0))" -ge 20 -a "$(stat_of $o hits)" = "$h0" \
+			-a "$(head -n1 $VF/readlink/status)" = active ]
+		lpc_remove
+		t_eq "$o: re-armed once the livepatch of close_fd() is gone" "active" "$(head -n1 $VF/$o/status)"
+	else
+		t_fail "$o: yields to a livepatch of close_fd() it stands in for" "insmod vfsfast_lp_close failed"
+	fi
+	set_knob $o 0
+	unload_vfsfast
+	# The livepatch first: found in /sys/kernel/livepatch at enable.
+	if insmod /lab/vfsfast_lp_close.ko; then
+		load_vfsfast enable=none
+		r="$(wr $VF/$o/enabled 31); $(head -n1 $VF/$o/status)"
+		t_eq "$o: enabling beside a livepatch of close_fd() loaded before vfsfast: EBUSY, yielded" \
+			"err EBUSY; yielded: close_fd taken by vfsfast_lp_close" "$r"
+		lpc_remove
+		unload_vfsfast
+	else
+		t_fail "$o: enabling beside a livepatch of close_fd() loaded before vfsfast" "insmod vfsfast_lp_close failed"
+	fi
+fi

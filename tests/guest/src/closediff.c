@@ -296,7 +296,7 @@ static long param(const char *name, const char *set)
 /* read() of the file into the userfaultfd page: asleep until it is filled. */
 static void *uffd_reader(void *arg)
 {
-	return (void *)(long)read(park_fd, park_page, 1);
+	return (void *)(long)read(*(int *)arg, park_page, 1);
 }
 
 /* Once the close is parked: fill the page, let the reader return, release. */
@@ -338,7 +338,7 @@ static int parked_close(const char *file)
 	reg.range.start = (unsigned long)park_page;
 	reg.range.len = 4096;
 	if (ioctl(park_uffd, UFFDIO_REGISTER, &reg) ||
-	    pthread_create(&park_reader, NULL, uffd_reader, NULL))
+	    pthread_create(&park_reader, NULL, uffd_reader, &park_fd))
 		return 2;
 	/* The reader holds its reference once its fault has arrived. */
 	pfd.fd = park_uffd;
