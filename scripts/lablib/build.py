@@ -398,10 +398,11 @@ def make_install(kernel):
 
 
 # tests/modules: an IPMODIFY holder of vfs_readlink, a real livepatch and
-# its cumulative successor, the kernfs task parker; and vfsfast built with
-# fault injection.
+# its cumulative successor, the kernfs task parker, a holder of
+# cgroup_mutex, a livepatch of close_fd() (a function close_sync stands in
+# for); and vfsfast built with fault injection.
 TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast_testfs",
-                "vfsfast_flushrec",
+                "vfsfast_flushrec", "vfsfast_cgmutex", "vfsfast_lp_close",
                 "vfsfast-fi"]
 
 
