@@ -428,6 +428,7 @@ VFSFAST_BOUNDED_CALL(vfsfast_krcu_rename_ns, vfsfast_stock_kernfs_rename_ns);
 VFSFAST_BOUNDED_CALL(vfsfast_krcu_setattr, vfsfast_stock_kernfs_setattr);
 VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_setattr, vfsfast_stock_kernfs_iop_setattr);
 VFSFAST_BOUNDED_CALL(vfsfast_krcu_positive_valid, vfsfast_stock_kernfs_dop_revalidate);
+VFSFAST_BOUNDED_CALL(vfsfast_krcu_dop_revalidate, vfsfast_stock_kernfs_dop_revalidate);
 VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_permission, vfsfast_stock_kernfs_iop_permission);
 VFSFAST_BOUNDED_CALL(vfsfast_krcu_iop_getattr, vfsfast_stock_kernfs_iop_getattr);
 
