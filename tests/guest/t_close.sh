@@ -60,6 +60,26 @@ off=$(tw 0)
 on=$(tw 1)
 t_checkv "$o: no task work per close of a last reference (task_work_add: stock one per close)" \
 	"1,100 closes: off $off, on $on" [ "${off:-0}" -ge 1100 -a "${on:-1}" -lt 10 ]
+# ____fput() is only called, never hooked: a kprobe there attaches and
+# sees every file the replacement ends, as it sees stock's task work.
+# (When close_sync took it over only to reach it, the replacement entered
+# it past its ftrace site and the probe saw none of those calls.)
+fp() { # knob value: ____fput() calls during 100 open+read+close
+	set_knob $o $1
+	echo 'p:kprobes/vffput ____fput' >>$T/kprobe_events || { echo refused; return 0; }
+	echo 'comm == "abloop"' >$T/events/kprobes/vffput/filter
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vffput/enable
+	abloop read-file 100 /tmp/cd/f >/dev/null
+	echo 0 >$T/events/kprobes/vffput/enable
+	grep -c ' vffput:' $T/trace
+	echo '-:kprobes/vffput' >>$T/kprobe_events
+	set_knob $o 0
+}
+off=$(fp 0)
+on=$(fp 1)
+t_checkv "$o: a kprobe on ____fput() sees the files the fast path ends (called, not hooked)" \
+	"1,100 closes: off $off, on $on" [ "${off:-0}" -ge 1100 -a "${on:-0}" -ge 1100 ]
 # A ->flush() may decide by the file count (the SCSI tape driver writes
 # its filemark only at 1): with the knob on it must see stock's count.
 # vfsfast_flushrec's ->flush() records it; the close is the shell's.

@@ -89,6 +89,26 @@ for p in /proc/self/status /proc/1/task/1/status; do
 	t_checkv "$o: stat($p) stays in RCU mode (try_to_unlazy_next: stock one per walk)" \
 		"100 walks: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-1}" -eq 0 ]
 done
+# pid_update_inode() is only called, never hooked: a kprobe there sees
+# the fast path's updates as it sees stock's.  (When proc_pid_rcu took it
+# over only to reach it, the replacement entered it past its ftrace site
+# and the probe saw none of them.)
+upd() { # knob value: pid_update_inode() calls during 100 stat() walks
+	set_knob $o $1
+	echo 'p:kprobes/vfupd pid_update_inode' >>$T/kprobe_events || { echo refused; return 0; }
+	echo 'comm == "procdiff"' >$T/events/kprobes/vfupd/filter
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vfupd/enable
+	procdiff stat 100 /proc/self/status
+	echo 0 >$T/events/kprobes/vfupd/enable
+	grep -c ' vfupd:' $T/trace
+	echo '-:kprobes/vfupd' >>$T/kprobe_events
+	set_knob $o 0
+}
+off=$(upd 0)
+on=$(upd 1)
+t_checkv "$o: a kprobe on pid_update_inode() sees the fast path's updates (called, not hooked)" \
+	"100 walks: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-0}" -ge 100 ]
 unload_vfsfast
 
 # Fault-injection build, the kernel's first backend: the shortcut that
