@@ -435,6 +435,10 @@ HOST_TESTS = [
      "at once with their gzips forced to overlap: neither fails, both get the same image"),
     ("ktap_diff_test.sh", "ktap-diff: two runs that differ only in values and notes are "
      "the same; changed results, names gone or added are shown"),
+    ("fleet_test.sh", "vfsfast status and metrics under dash and busybox sh on a stand-in "
+     "sysfs: the table, the JSON against its schema, promtool-clean metrics with the tree's "
+     "values and load time, a plain user naming the 0400 counters it cannot read, "
+     "--output's rename and its failure, the module not loaded"),
 ]
 
 
