@@ -467,6 +467,17 @@ def _tools_test(tally, name, root, kver):
                  f"not executable {notexec}; unresolved {unresolved}; "
                  f"check: {out[-200:].strip()}; vfsfast-ab --help: {help_out[:80].strip()}"
                  .replace("\n", " | "))
+    # The metrics units (debian/rules: dh_installsystemd --no-enable
+    # --no-start): shipped where systemd looks, off until the user
+    # enables the timer.
+    units = sorted(f for f in files
+                   if re.search(r"/systemd/system/vfsfast-metrics\.(service|timer)$", f))
+    wants = sorted(os.path.relpath(p, root) for p in
+                   glob.glob(os.path.join(root, "etc/systemd/system/*.wants/vfsfast-metrics*")))
+    tally.record(len(units) == 2 and not wants,
+                 f"{name} vfsfast-tools: vfsfast-metrics.service and .timer shipped, neither "
+                 "enabled at install",
+                 f"units {units}; enabled: {wants or 'none'}")
 
 
 def _signature_test(tally, name, root, ko):
