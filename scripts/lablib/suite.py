@@ -6,12 +6,13 @@ Prints one KTAP-like line per test as it finishes and ends with the line
 
 import concurrent.futures
 import dataclasses
+import json
 import os
 import re
 import shutil
 import subprocess
 
-from . import build, deb, debian, guest, opts, style, util
+from . import ab, build, deb, debian, guest, opts, style, userland, util
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
@@ -25,6 +26,15 @@ GUEST_SECONDS = {"7.2": 1234, "6.12": 1049, "6.1": 799, "5.10": 758}
 # unloaded): each runs once, with the kernel's best backend, in a guest of
 # its own.
 SOLO_TESTS = ["t_broken"]
+# Groups with the release's own userland (userland.py's fleet image:
+# node_exporter, systemd), in a guest of their own with the kernel's
+# default backend; what they send back is checked on the host
+# (fleet_checks).
+FLEET_TESTS = ["t_fleet"]
+# The metrics units as vfsfast-tools installs them (debian/rules).
+FLEET_UNITS = {"vfsfast-metrics.service": "debian/vfsfast-tools.vfsfast-metrics.service",
+               "vfsfast-metrics.timer": "debian/vfsfast-tools.vfsfast-metrics.timer"}
+STATUS_SCHEMA = "Documentation/vfsfast-status.schema.json"
 
 
 class Lines:
@@ -301,8 +311,10 @@ def guest_runs(tests, only, backends, env):
     # under load takes 0.1-0.5 s in TCG (0.3 s for 5.10's five knobs on a
     # shared host), so the full storm alone can outlast the rest.
     storm = int(env.get("VFSFAST_TOGGLES", "0")) if "t_toggle" in tests else 0
-    runs = [GuestRun("tests", suite_job(tests, not only or "sig_enforce" in only),
-                     1200 * len(backends) + storm // 2)]
+    runs = []
+    if tests or not only or "sig_enforce" in only:
+        runs.append(GuestRun("tests", suite_job(tests, not only or "sig_enforce" in only),
+                             1200 * len(backends) + storm // 2))
     # Groups that leave the kernel changed for good: the best backend, a
     # guest of their own each.
     runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 600, keep=t,
@@ -320,8 +332,9 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
     """Boot the kernel's guests (guest_runs()) and record their results.
     test_modules: the W=1 build made tests/modules' modules."""
     tests = [t for t in GUEST_TESTS if not only or t in only]
-    util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
-             f"backends {' '.join(backends)}")
+    if tests:
+        util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
+                 f"backends {' '.join(backends)}")
     extra = build.test_modules(kernel) if test_modules else {}
     extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
     for run in guest_runs(tests, only, backends, env):
@@ -331,6 +344,80 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
                             timeout=run.timeout, **files)
         util.log(f"{kernel}: {run.label} finished in {res.seconds:.0f}s")
         record_guest(tally, kernel, res, run.what)
+    for t in FLEET_TESTS:
+        if not only or t in only:
+            fleet_checks(tally, kernel, ko, t)
+
+
+def promtool_check(text):
+    """(ok, what promtool check metrics said) of a metrics file's text."""
+    if not shutil.which("promtool"):
+        return False, "promtool not found (Debian's prometheus; scripts/lab-packages lists it)"
+    p = subprocess.run(["promtool", "check", "metrics"], input=text, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return p.returncode == 0, p.stdout.strip()
+
+
+# Debian's python3 with python3-jsonschema (scripts/lab-packages), whatever
+# python3 runs the lab.
+SCHEMA_CHECK = """import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(sys.stdin)))
+for e in errors:
+    print("/".join(map(str, e.absolute_path)) or "(top)", e.message)
+sys.exit(1 if errors else 0)
+"""
+
+
+def schema_check(text):
+    """(ok, why) of `vfsfast status --json`'s text against its schema."""
+    p = subprocess.run(["/usr/bin/python3", "-c", SCHEMA_CHECK,
+                        os.path.join(util.repo_dir(), STATUS_SCHEMA)],
+                       input=text, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode == 0, "; ".join(p.stdout.strip().splitlines()[-3:])
+
+
+def fleet_checks(tally, kernel, ko, test):
+    """The fleet group's guest (tests/guest/<test>.sh) with the release's
+    fleet image, then on the host: promtool check metrics of the metrics
+    file as the service wrote it, module loaded and not, and the JSON of
+    `vfsfast status --json` against its schema, naming every
+    optimization the lab knows."""
+    image = userland.of(kernel, "fleet").ensure(kernel)
+    files = {"/lab/fleet.img": image}
+    files.update({f"/lab/fleet/{n}": os.path.join(util.repo_dir(), p)
+                  for n, p in FLEET_UNITS.items()})
+    util.log(f"{kernel}: booting the {test} guest ({kernel.release}'s userland)")
+    res = guest.run_job(kernel, f"VFSFAST_BACKEND=\n. /lab/{test}.sh\n", ko, smp=2,
+                        env={"VFSFAST_FILE_MARK": ab.FILE_MARK, "VFSFAST_END_MARK": ab.END_MARK},
+                        keep_dir=os.path.join(kernel.log_dir, test), timeout=kernel.timeout(600),
+                        extra_files=files, memory_mb=max(kernel.memory_mb, 1536))
+    util.log(f"{kernel}: {test} guest finished in {res.seconds:.0f}s")
+    report, sent, _ = ab.split_output(res.output)
+    record_guest(tally, kernel, _with_output(res, report), test)
+    for name, what in (("loaded.prom", "module loaded"), ("unloaded.prom", "module unloaded")):
+        ok, why = promtool_check(sent[name]) if name in sent else (False, "not sent")
+        tally.record(ok, f"[{kernel}] {test}: promtool check metrics accepts the service's "
+                     f"file, {what}", why)
+    text = sent.get("status.json")
+    ok, why = schema_check(text) if text else (False, "not sent")
+    names = []
+    if ok:
+        doc = json.loads(text)
+        names = sorted(o["name"] for o in doc["optimizations"])
+        want = sorted(o.name for o in opts.OPTS)
+        ok = doc["loaded"] and names == want
+        why = "" if ok else f"loaded {doc['loaded']}; names {names} vs {want}"
+    tally.record(ok, f"[{kernel}] {test}: vfsfast status --json matches {STATUS_SCHEMA}, "
+                 "loaded, one entry per optimization", why)
+
+
+def _with_output(res, output):
+    """A guest result with its output replaced (the file blocks taken out)."""
+    copy = object.__new__(type(res))
+    copy.__dict__.update(res.__dict__, output=output)
+    return copy
 
 
 def run_kernel(tally, kernel, disk, env, only=None):

@@ -30,6 +30,16 @@ from . import build, debian, util
 # What the measured programs come from (the release's own builds).
 PACKAGES = ["util-linux", "udev", "procps", "findutils", "coreutils", "systemd",
             "python3-minimal", "gcc", "libc6-dev", "lsof"]
+# A second, smaller image for the suite's t_fleet: what a fleet host runs
+# `vfsfast metrics` with (the release's sh, awk and coreutils, among the
+# essential and required packages), node_exporter, which serves the file
+# through its textfile collector, and systemd, whose systemd-analyze
+# checks the shipped units.
+FLEET_PACKAGES = ["prometheus-node-exporter", "systemd"]
+# Image flavour: its packages, the suffix of its file name, and whether it
+# keeps the commands update-alternatives made (/usr/bin/awk -> mawk), which
+# dpkg does not list: the vfsfast command runs awk.
+FLAVOURS = {"real": (PACKAGES, "", False), "fleet": (FLEET_PACKAGES, "-fleet", True)}
 
 # The image holds these packages, what they depend on (apt-cache depends
 # --recurse, installed ones only: no recommends) and the release's
@@ -48,17 +58,30 @@ apt-cache depends --recurse --installed --no-recommends --no-suggests \\
 MOUNTPOINTS = ["proc", "sys", "dev", "run", "tmp", "var/tmp", "root"]
 
 
-def _stamp_text():
-    h = hashlib.sha256(("\n".join(PACKAGES) + "\0" + CLOSURE + "\0" + _files.__doc__).encode())
+def _stamp_text(packages, alternatives=False):
+    h = hashlib.sha256(("\n".join(packages) + "\0" + CLOSURE + "\0" + _files.__doc__
+                        + ("\0alternatives" if alternatives else "")).encode())
     return h.hexdigest() + "\n"
 
 
+def _alternatives(root):
+    """The commands update-alternatives made: links in usr/bin and usr/sbin
+    into /etc/alternatives (which _files keeps, as all of /etc)."""
+    out = []
+    for d in ("usr/bin", "usr/sbin"):
+        for n in sorted(os.listdir(os.path.join(root, d))):
+            p = os.path.join(root, d, n)
+            if os.path.islink(p) and os.readlink(p).startswith("/etc/alternatives/"):
+                out.append(os.path.join(d, n))
+    return out
+
+
 @contextlib.contextmanager
-def _overlay(release):
+def _overlay(release, name):
     """The release's chroot with an overlay on top, mounted, /proc, /sys
     and /dev inside; yields its root.  Everything is unmounted and the
     upper layer removed afterwards."""
-    base = os.path.join(util.cache_dir(), "userland", f"{release}.work")
+    base = os.path.join(util.cache_dir(), "userland", f"{name}.work")
     upper, work, root = (os.path.join(base, d) for d in ("upper", "work", "root"))
     subprocess.call(["umount", "-R", "-l", root], stderr=subprocess.DEVNULL)
     shutil.rmtree(base, ignore_errors=True)
@@ -121,14 +144,17 @@ def _files(root, listed):
 
 
 class Userland:
-    """One release's root filesystem image (kernel.Kernel.release)."""
+    """One release's root filesystem image (kernel.Kernel.release) of a
+    flavour of FLAVOURS: "real" for vfsfast-lab real, "fleet" for t_fleet."""
 
-    def __init__(self, release):
+    def __init__(self, release, flavour="real"):
         self.release = release
+        self.packages, suffix, self.alternatives = FLAVOURS[flavour]
+        self.name = self.release + suffix
 
     @property
     def image(self):
-        return os.path.join(util.cache_dir(), "userland", f"{self.release}.img")
+        return os.path.join(util.cache_dir(), "userland", f"{self.name}.img")
 
     @property
     def _stamp(self):
@@ -145,25 +171,27 @@ class Userland:
     def ensure(self, kernel):
         """Make the image (kernel: one of the release's kernels, whose
         chroot lock is held meanwhile); returns its path."""
-        if os.path.exists(self._stamp) and open(self._stamp).read() == _stamp_text() \
+        if os.path.exists(self._stamp) and open(self._stamp).read() == _stamp_text(self.packages, self.alternatives) \
                 and os.path.exists(self.image):
             return self.image
         debian.ensure_chroot(self.release)
-        util.log(f"{self.release}: root filesystem image with {' '.join(PACKAGES)} "
+        util.log(f"{self.release}: root filesystem image with {' '.join(self.packages)} "
                  "(overlay of the chroot; a few minutes)")
         stage = self.image + ".stage"
         shutil.rmtree(stage, ignore_errors=True)
-        with build.chroot_lock(kernel), _overlay(self.release) as root:
+        with build.chroot_lock(kernel), _overlay(self.release, self.name) as root:
             debian.in_chroot(root, "apt-get update -q && apt-get install -y -q "
-                             + " ".join(PACKAGES), quiet=True)
+                             + " ".join(self.packages), quiet=True)
             versions = debian.in_chroot(
-                root, "dpkg-query -W -f='${Package} ${Version}\\n' " + " ".join(PACKAGES),
+                root, "dpkg-query -W -f='${Package} ${Version}\\n' " + " ".join(self.packages),
                 capture=True)
-            pkgs = debian.in_chroot(root, f"PKGS='{' '.join(PACKAGES)}'\n" + CLOSURE,
+            pkgs = debian.in_chroot(root, f"PKGS='{' '.join(self.packages)}'\n" + CLOSURE,
                                     capture=True).split()
             listed = debian.in_chroot(root, "dpkg -L " + " ".join(pkgs) + " 2>/dev/null || true",
                                       capture=True)
             names = _files(root, listed.splitlines())
+            if self.alternatives:
+                names += _alternatives(root)
             os.makedirs(stage)
             with open(stage + ".list", "w") as f:
                 f.write("".join(n + "\n" for n in names))
@@ -186,11 +214,11 @@ class Userland:
         with open(self.image + ".versions", "w") as f:
             f.write(versions)
         with open(self._stamp, "w") as f:
-            f.write(_stamp_text())
+            f.write(_stamp_text(self.packages, self.alternatives))
         util.log(f"{self.release}: {self.image} ({size_mb} MB)")
         return self.image
 
 
-def of(kernel):
+def of(kernel, flavour="real"):
     """The userland of a kernel's release."""
-    return Userland(kernel.release)
+    return Userland(kernel.release, flavour)
