@@ -468,17 +468,24 @@ static __always_inline bool vfsfast_empty_user_name(const char __user *name)
  */
 bool vfsfast_bounded_fs_slow(const struct file_system_type *type);
 extern unsigned long vfsfast_bounded_types[16];
+/* The last bounded type this CPU met: one compare for a repeat. */
+DECLARE_PER_CPU(unsigned long, vfsfast_bounded_last);
 
 static __always_inline bool vfsfast_bounded_fs(const struct super_block *sb)
 {
 	const struct file_system_type *type = sb->s_type;
 	unsigned int i;
 
+	if (likely(this_cpu_read(vfsfast_bounded_last) == (unsigned long)type))
+		return true;
 	for (i = 0; i < ARRAY_SIZE(vfsfast_bounded_types); i++) {
 		unsigned long v = READ_ONCE(vfsfast_bounded_types[i]);
 
-		if ((v & ~1UL) == (unsigned long)type)
+		if ((v & ~1UL) == (unsigned long)type) {
+			if (v & 1)
+				this_cpu_write(vfsfast_bounded_last, v & ~1UL);
 			return v & 1;
+		}
 		if (!v)
 			break;
 	}

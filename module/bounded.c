@@ -18,13 +18,15 @@
  * FS_REQUIRES_DEV), and a filesystem not named here only loses the fast
  * path.  overlay is left out because its layers may be anything.
  *
- * Per call the answer is a scan of vfsfast_bounded_types[]: words of a
- * type's address with its verdict in bit 0, filled on first sight of a
+ * Per call the answer is one compare with the last bounded type the CPU
+ * met (a per-CPU word), else a scan of vfsfast_bounded_types[]: words of
+ * a type's address with its verdict in bit 0, filled on first sight of a
  * type without a lock (cmpxchg into a free word), read without one.  A
  * type is only looked up by a caller that holds one of its superblocks,
  * which pins its module, so a word that matches is that type's.  When a
  * module goes, its types may be freed and their addresses reused by the
- * next one loaded: every word is cleared then, and the cache refills.
+ * next one loaded: every word, the per-CPU ones too, is cleared then, and
+ * the cache refills.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -47,6 +49,7 @@ static const char *const vfsfast_bounded_names[] = {
 };
 
 unsigned long vfsfast_bounded_types[16];
+DEFINE_PER_CPU(unsigned long, vfsfast_bounded_last);
 
 static bool vfsfast_bounded_name(const char *name)
 {
@@ -85,7 +88,14 @@ VFSFAST_RARE_PATH(vfsfast_bounded_fs_slow);
 void vfsfast_bounded_module_going(struct module *mod)
 {
 	unsigned int i;
+	int cpu;
 
 	for (i = 0; i < ARRAY_SIZE(vfsfast_bounded_types); i++)
 		WRITE_ONCE(vfsfast_bounded_types[i], 0UL);
+	/*
+	 * A CPU that writes its word after this holds a superblock of that
+	 * type, whose module is then not the one going.
+	 */
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(vfsfast_bounded_last, cpu), 0UL);
 }

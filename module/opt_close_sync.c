@@ -139,36 +139,34 @@ static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
 }
 
 /*
+ * What of vfsfast_close_bounded() may change while a file stays the same:
+ * an epoll set or FASYNC taken by another holder, a freeze.
+ */
+static __always_inline bool vfsfast_close_still_bounded(struct file *file)
+{
+	return !((READ_ONCE(file->f_flags) & FASYNC) && file->f_op->fasync) &&
+	       !vfsfast_file_in_epoll(file) &&
+	       READ_ONCE(file_inode(file)->i_sb->s_writers.frozen) == SB_UNFROZEN;
+}
+
+/*
  * Whether nothing filp_close() and __fput() run for @file can wait on user
  * space or the network; the second part of the comment at the top.
  */
-static bool vfsfast_close_bounded(struct file *file)
+static __always_inline bool vfsfast_close_bounded(struct file *file)
 {
 	const struct file_operations *fop = file->f_op;
 	struct inode *inode = file_inode(file);
 
-	if (fop->flush || fop->lock || fop->flock ||
-	    ((READ_ONCE(file->f_flags) & FASYNC) && fop->fasync) ||
-	    vfsfast_file_in_epoll(file))
+	if (fop->flush || fop->lock || fop->flock)
 		return false;
 	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
 		return false;
-	return vfsfast_bounded_fs(inode->i_sb) &&
-	       READ_ONCE(inode->i_sb->s_writers.frozen) == SB_UNFROZEN;
+	return vfsfast_bounded_fs(inode->i_sb) && vfsfast_close_still_bounded(file);
 }
 
-/* Whether the file at @fd is there and one to close here. */
-static bool vfsfast_close_bounded_fd(unsigned int fd)
-{
-	struct file *file;
-	bool ok;
-
-	rcu_read_lock();
-	file = files_lookup_fd_rcu(current->files, fd);
-	ok = file && vfsfast_close_bounded(file);
-	rcu_read_unlock();
-	return ok;
-}
+/* What no close(2) returns: the call goes to stock. */
+#define VFSFAST_CLOSE_TO_STOCK	(-MAX_ERRNO - 1L)
 
 /* stock's mapping of filp_close()'s answer, in close(2). */
 static __always_inline long vfsfast_close_ret(long retval)
@@ -202,23 +200,38 @@ static noinline long vfsfast_close_raced(struct file *file)
 VFSFAST_RARE_PATH(vfsfast_close_raced);
 
 /*
- * The close itself, of a file the look found bounded.  Out of line: its
- * locals (5.10's close_fd_get_file() takes the address of one) may give
- * it a stack frame to unwind, KASAN's redzones for one, and the stock
- * path in vfsfast_sys_close() must stay a jump.
+ * The close itself, if the file at @fd is one to close here; else
+ * VFSFAST_CLOSE_TO_STOCK, with nothing done.  Out of line: its locals
+ * (5.10's close_fd_get_file() takes the address of one) may give it a
+ * stack frame to unwind, KASAN's redzones for one, and the stock path in
+ * vfsfast_sys_close() must stay a jump.
+ *
+ * The look and the removal are in one RCU read-side section, so the file
+ * the look found cannot be freed and another allocated at its address
+ * before the removal: the same pointer is the same file, whose
+ * operations, type and filesystem stay as they were; what another holder
+ * may have changed since is asked again.
  */
 static noinline long vfsfast_close_own(unsigned int fd)
 {
-	struct file *file;
+	struct file *looked, *file;
 	long retval;
 
+	rcu_read_lock();
+	looked = files_lookup_fd_rcu(current->files, fd);
+	if (!looked || !vfsfast_close_bounded(looked)) {
+		rcu_read_unlock();
+		return VFSFAST_CLOSE_TO_STOCK;
+	}
 	file = vfsfast_close_fd_get_file(fd);
+	rcu_read_unlock();
 	if (!file) {
 		/* Closed by another thread meanwhile: stock's answer too. */
 		vfsfast_leave(close_sync);
 		return -EBADF;
 	}
-	if (unlikely(!vfsfast_close_bounded(file)))
+	if (unlikely(file != looked ? !vfsfast_close_bounded(file) :
+				      !vfsfast_close_still_bounded(file)))
 		return vfsfast_close_raced(file);
 	/* Nothing in filp_close() but ->flush() reads the count. */
 	retval = filp_close(file, current->files);
@@ -232,12 +245,13 @@ static noinline long vfsfast_close_own(unsigned int fd)
 
 static long vfsfast_sys_close(const struct pt_regs *regs)
 {
-	unsigned int fd = (unsigned int)regs->di;
+	long ret;
 
 	vfsfast_enter(close_sync);
-	if (!vfsfast_close_bounded_fd(fd))
+	ret = vfsfast_close_own((unsigned int)regs->di);
+	if (ret == VFSFAST_CLOSE_TO_STOCK)
 		return vfsfast_close_stock(regs);
-	return vfsfast_close_own(fd);
+	return ret;
 }
 
 VFSFAST_TAIL_CALL(vfsfast_close_stock, vfsfast_stock___x64_sys_close);
