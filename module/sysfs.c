@@ -4,6 +4,7 @@
  *
  *   version                 module version and the kernel it was built for
  *   backends                the backends enabling may use, best first
+ *   load_time               when this load began, seconds since the epoch
  *   <opt>/enabled           0644  0 or 1; accepts 0, 1, on, off
  *   <opt>/passthrough       0644  0 or 1; 1 redirects straight back into the
  *                                 stock function (measures the cost of the
@@ -47,6 +48,8 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <generated/utsrelease.h>
+
+#include <linux/timekeeping.h>
 
 #include "vfsfast.h"
 
@@ -266,12 +269,27 @@ static ssize_t backends_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
+/*
+ * When this load began, in seconds since the epoch, for a fleet's
+ * counters to be read against (vfsfast metrics): the kernel keeps no
+ * load time of a module, and its log may have dropped the line.
+ */
+static time64_t vfsfast_load_time;
+
+static ssize_t load_time_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", (long long)vfsfast_load_time);
+}
+
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 static struct kobj_attribute backends_attr = __ATTR_RO(backends);
+static struct kobj_attribute load_time_attr = __ATTR_RO(load_time);
 
 static struct attribute *vfsfast_root_attrs[] = {
 	&version_attr.attr,
 	&backends_attr.attr,
+	&load_time_attr.attr,
 	NULL
 };
 
@@ -302,6 +320,7 @@ int vfsfast_sysfs_init(void)
 	struct vfsfast_opt **opt;
 	int ret;
 
+	vfsfast_load_time = ktime_get_real_seconds();
 	vfsfast_root = kobject_create_and_add("vfsfast", kernel_kobj);
 	if (!vfsfast_root)
 		return -ENOMEM;

@@ -170,9 +170,9 @@ lt=$(value /tmp/fleet/s0 vfsfast_module_load_time_seconds)
 bt=$(sed -n 's/^btime //p' /proc/stat)
 now=$(date +%s)
 ok=0
-[ "$lt" != absent ] && [ "$lt" -ge "$bt" ] && [ "$lt" -le "$now" ] && ok=1
-t_checkv "fleet: vfsfast_module_load_time_seconds lies between the boot and now" "$bt <= $lt <= $now" \
-	[ $ok = 1 ]
+[ "$lt" != absent ] && [ "$lt" = "$(cat $VF/load_time)" ] && [ "$lt" -ge "$bt" ] && [ "$lt" -le "$now" ] && ok=1
+t_checkv "fleet: vfsfast_module_load_time_seconds is the module's load_time, between the boot and now" \
+	"$bt <= $lt (load_time $(cat $VF/load_time)) <= $now" [ $ok = 1 ]
 exp=$(expect_gauges)
 got=$(got_gauges /tmp/fleet/s0)
 t_checkv "fleet: every optimization's state, requested, upstream and backend series are what sysfs says" \

@@ -185,6 +185,11 @@ sys.exit(0 if d["loaded"] and d["module"] == {"version": "9.8.7", "built_for": "
 	printf '[   12.500000] vfsfast: version 9.8.7 loaded for x\n[   20.000000] vfsfast: unloaded\n[  300.250000] vfsfast: version 9.8.7 loaded for x\n' >"$tmp/log"
 	run metrics
 	check "metrics: the last load's time" grep -qx 'vfsfast_module_load_time_seconds 1800000300.250' "$tmp/out"
+	# The module's own load_time file, where it has one, before the log.
+	echo 1800000400 >"$tmp/vf/load_time"
+	run metrics
+	check "metrics: the module's load_time file before the log" grep -qx 'vfsfast_module_load_time_seconds 1800000400' "$tmp/out"
+	rm "$tmp/vf/load_time"
 	: >"$tmp/log"
 	run status --json
 	check "status --json: load_time null when the log holds no load line" sh -c "grep -q '\"load_time\": null' '$tmp/out'" &&
