@@ -112,6 +112,22 @@ knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }
 
+# kprobe_count PROBE FILTER CMD...: how many times a kprobe event on PROBE
+# ("function [fetch args]") that passes FILTER fired while CMD ran, or
+# "refused" where the probe cannot be placed.  Tracing must be on.
+kprobe_count() {
+	_kt=${T:-/sys/kernel/tracing}
+	echo "p:kprobes/vfkc $1" >>$_kt/kprobe_events 2>/dev/null || { echo refused; return 0; }
+	echo "$2" >$_kt/events/kprobes/vfkc/filter
+	shift 2
+	echo >$_kt/trace
+	echo 1 >$_kt/events/kprobes/vfkc/enable
+	"$@" >/dev/null
+	echo 0 >$_kt/events/kprobes/vfkc/enable
+	grep -c ' vfkc:' $_kt/trace
+	echo '-:kprobes/vfkc' >>$_kt/kprobe_events
+}
+
 # Loads with the backend this pass forces, if any.
 load_vfsfast() {
 	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"

@@ -44,14 +44,7 @@ done
 
 tw() { # knob value: task_work_add() calls during 100 open+read+close
 	set_knob $o $1
-	echo 'p:kprobes/vftw task_work_add' >>$T/kprobe_events || return 1
-	echo 'comm == "abloop"' >$T/events/kprobes/vftw/filter
-	echo >$T/trace
-	echo 1 >$T/events/kprobes/vftw/enable
-	abloop read-file 100 /tmp/cd/f >/dev/null
-	echo 0 >$T/events/kprobes/vftw/enable
-	grep -c ' vftw:' $T/trace
-	echo '-:kprobes/vftw' >>$T/kprobe_events
+	kprobe_count task_work_add 'comm == "abloop"' abloop read-file 100 /tmp/cd/f
 	set_knob $o 0
 }
 echo data >/tmp/cd/f
@@ -66,14 +59,7 @@ t_checkv "$o: no task work per close of a last reference (task_work_add: stock o
 # it past its ftrace site and the probe saw none of those calls.)
 fp() { # knob value: ____fput() calls during 100 open+read+close
 	set_knob $o $1
-	echo 'p:kprobes/vffput ____fput' >>$T/kprobe_events || { echo refused; return 0; }
-	echo 'comm == "abloop"' >$T/events/kprobes/vffput/filter
-	echo >$T/trace
-	echo 1 >$T/events/kprobes/vffput/enable
-	abloop read-file 100 /tmp/cd/f >/dev/null
-	echo 0 >$T/events/kprobes/vffput/enable
-	grep -c ' vffput:' $T/trace
-	echo '-:kprobes/vffput' >>$T/kprobe_events
+	kprobe_count ____fput 'comm == "abloop"' abloop read-file 100 /tmp/cd/f
 	set_knob $o 0
 }
 off=$(fp 0)

@@ -72,14 +72,7 @@ t_checkv "$o: walks under process churn: success or ENOENT, owner 0 or 1000" \
 # 100 stat() calls: stock one per walk, none with the knob on.
 unlazy() { # knob value, path
 	set_knob $o $1
-	echo 'p:kprobes/vfunlazy try_to_unlazy_next' >>$T/kprobe_events || return 1
-	echo 'comm == "procdiff"' >$T/events/kprobes/vfunlazy/filter
-	echo >$T/trace
-	echo 1 >$T/events/kprobes/vfunlazy/enable
-	procdiff stat 100 $2
-	echo 0 >$T/events/kprobes/vfunlazy/enable
-	grep -c ' vfunlazy:' $T/trace
-	echo '-:kprobes/vfunlazy' >>$T/kprobe_events
+	kprobe_count try_to_unlazy_next 'comm == "procdiff"' procdiff stat 100 $2
 	set_knob $o 0
 }
 echo 1 >$T/tracing_on
@@ -95,14 +88,7 @@ done
 # and the probe saw none of them.)
 upd() { # knob value: pid_update_inode() calls during 100 stat() walks
 	set_knob $o $1
-	echo 'p:kprobes/vfupd pid_update_inode' >>$T/kprobe_events || { echo refused; return 0; }
-	echo 'comm == "procdiff"' >$T/events/kprobes/vfupd/filter
-	echo >$T/trace
-	echo 1 >$T/events/kprobes/vfupd/enable
-	procdiff stat 100 /proc/self/status
-	echo 0 >$T/events/kprobes/vfupd/enable
-	grep -c ' vfupd:' $T/trace
-	echo '-:kprobes/vfupd' >>$T/kprobe_events
+	kprobe_count pid_update_inode 'comm == "procdiff"' procdiff stat 100 /proc/self/status
 	set_knob $o 0
 }
 off=$(upd 0)
