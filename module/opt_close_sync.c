@@ -218,7 +218,7 @@ static noinline long vfsfast_close_own(unsigned int fd)
 	long retval;
 
 	rcu_read_lock();
-	looked = files_lookup_fd_rcu(current->files, fd);
+	looked = vfsfast_files_lookup_fd_rcu(current->files, fd);
 	if (!looked || !vfsfast_close_bounded(looked)) {
 		rcu_read_unlock();
 		return VFSFAST_CLOSE_TO_STOCK;

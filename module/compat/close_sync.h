@@ -29,6 +29,13 @@
 #define vfsfast_file_work(file)	(&(file)->f_u.fu_rcuhead)
 #endif
 
+/* The file at a descriptor, under RCU. */
+#ifdef VFSFAST_HAVE_FILES_LOOKUP_FD_RCU
+#define vfsfast_files_lookup_fd_rcu(files, fd)	files_lookup_fd_rcu(files, fd)
+#else
+#define vfsfast_files_lookup_fd_rcu(files, fd)	fcheck_files(files, fd)
+#endif
+
 /* Whether @file is in an epoll set, whose mutex its last fput() takes. */
 #ifdef VFSFAST_HAVE_FILE_F_EP
 #define vfsfast_file_in_epoll(file)	(READ_ONCE((file)->f_ep) != NULL)

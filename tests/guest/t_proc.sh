@@ -83,9 +83,10 @@ for p in /proc/self/status /proc/1/task/1/status; do
 		"100 walks: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-1}" -eq 0 ]
 done
 # pid_update_inode() is only called, never hooked: a kprobe there sees
-# the fast path's updates as it sees stock's.  (When proc_pid_rcu took it
-# over only to reach it, the replacement entered it past its ftrace site
-# and the probe saw none of them.)
+# the fast path's updates.  (When proc_pid_rcu took it over only to reach
+# it, the replacement entered it past its ftrace site and the probe saw
+# none of them.)  Stock's own ref-walk revalidation calls an inlined copy
+# on 5.10, which no probe on the function sees.
 upd() { # knob value: pid_update_inode() calls during 100 stat() walks
 	set_knob $o $1
 	kprobe_count pid_update_inode 'comm == "procdiff"' procdiff stat 100 /proc/self/status
@@ -94,7 +95,8 @@ upd() { # knob value: pid_update_inode() calls during 100 stat() walks
 off=$(upd 0)
 on=$(upd 1)
 t_checkv "$o: a kprobe on pid_update_inode() sees the fast path's updates (called, not hooked)" \
-	"100 walks: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-0}" -ge 100 ]
+	"100 walks: on $on (off $off: stock's ref-walk revalidation has its own inlined copy)" \
+	[ "${on:-0}" -ge 100 ]
 unload_vfsfast
 
 # Fault-injection build, the kernel's first backend: the shortcut that
