@@ -30,12 +30,12 @@ static int cgmutex_hold(void *data)
 
 	mutex_lock(m);
 	WRITE_ONCE(held, true);
-	for (ms = 0; ms < 60000 && !READ_ONCE(release) && !kthread_should_stop(); ms += 10)
-		msleep(10);
+	for (ms = 0; ms < 60000 && !READ_ONCE(release) && !kthread_should_stop(); ms += 20)
+		msleep(20);
 	WRITE_ONCE(held, false);
 	mutex_unlock(m);
 	while (!kthread_should_stop())
-		msleep(10);
+		msleep(20);
 	return 0;
 }
 
