@@ -273,7 +273,7 @@ if [ "$on" = 1 ]; then
 	flipper=$!
 	kbad=0
 	i=0
-	while [ $i -lt "${VFSFAST_KERNFS_CHURN:-30}" ]; do
+	while [ $i -lt "${VFSFAST_KERNFS_ROUNDS:-30}" ]; do
 		kc_gone $CG/vfc$i
 		mkdir $CG/vfc$i
 		kc_has $CG/vfc$i
