@@ -52,6 +52,13 @@ struct vfsfast_func {
 	 * observer's target unobserved is left (quiesce.c).
 	 */
 	bool observer;
+	/*
+	 * The target is the body GCC split off the function (<name>.part.0)
+	 * where the kernel has one, else the function itself: callers in
+	 * the function's own file call the split part directly, past the
+	 * head it keeps (see VFSFAST_KIND_split below).
+	 */
+	bool split;
 
 	/* engine */
 	unsigned long entry;		/* the target's text: entry, size */
@@ -77,7 +84,11 @@ struct vfsfast_func {
  * function type (the function itself where a header declares it);
  * @exported: its address when the kernel exports it, else 0; @kind:
  * replace, or observe for an observer (struct vfsfast_func), or call for
- * a function the replacements only call, which is never hooked;
+ * a function the replacements only call, which is never hooked, or split
+ * for one whose body GCC may have split off (<name>.part.0), which is
+ * then the target: the replacement must be right for callers that ran
+ * the head first and for callers that did not, and the optimization's
+ * setup checks that the part takes the function's arguments;
  * @replacement: where its callers are sent (call: vfsfast_stock_<name>
  * itself).  Targets attach in list order and detach in reverse.  From the list come the declarations of tramp.S's symbols
  * (VFSFAST_DECLARE_TARGETS(), before the replacements call their stock
@@ -113,6 +124,7 @@ struct vfsfast_func {
 	VFSFAST_GEN_FUNCTION_##kind(name)
 #define VFSFAST_GEN_FUNCTION_replace(name)	vfsfast_gen_function(name)
 #define VFSFAST_GEN_FUNCTION_observe(name)	vfsfast_gen_function(name)
+#define VFSFAST_GEN_FUNCTION_split(name)	vfsfast_gen_function(name)
 #define VFSFAST_GEN_FUNCTION_call(name)		vfsfast_gen_calls(name)
 #define VFSFAST_DECLARE_TARGETS(targets)
 #define VFSFAST_FUNCS(opt, targets)	VFSFAST_EACH(targets, VFSFAST_GEN_TARGET)
@@ -161,6 +173,7 @@ struct vfsfast_func {
  */
 #define VFSFAST_WORDS_replace
 #define VFSFAST_WORDS_observe
+#define VFSFAST_WORDS_split
 #define VFSFAST_WORDS_call	__weak
 /* Hooked targets go in the engine's table, called ones in their own. */
 #define VFSFAST_FUNC_ONE(name, proto, exported, kind, new)		\
@@ -169,11 +182,14 @@ struct vfsfast_func {
 	{ VFSFAST_FUNC(name, exported, new), .observer = false },
 #define VFSFAST_FUNC_ONE_observe(name, exported, new)			\
 	{ VFSFAST_FUNC(name, exported, new), .observer = true },
+#define VFSFAST_FUNC_ONE_split(name, exported, new)			\
+	{ VFSFAST_FUNC(name, exported, new), .split = true },
 #define VFSFAST_FUNC_ONE_call(name, exported, new)
 #define VFSFAST_CALL_ONE(name, proto, exported, kind, new)		\
 	VFSFAST_CALL_ONE_##kind(name, exported, new)
 #define VFSFAST_CALL_ONE_replace(name, exported, new)
 #define VFSFAST_CALL_ONE_observe(name, exported, new)
+#define VFSFAST_CALL_ONE_split(name, exported, new)
 #define VFSFAST_CALL_ONE_call(name, exported, new)			\
 	{ VFSFAST_FUNC(name, exported, new) },
 /*
@@ -356,6 +372,12 @@ struct vfsfast_opt {
 	 * ran.
 	 */
 	void (*arm)(struct vfsfast_opt *opt);
+	/*
+	 * Called at unload once no site leads into vfsfast and no task is
+	 * inside a replacement (vfsfast_drain()), to free what the
+	 * replacements keep from one call to the next.
+	 */
+	void (*teardown)(struct vfsfast_opt *opt);
 
 	/* engine: written under vfsfast_mutex */
 	enum vfsfast_state state;

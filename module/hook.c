@@ -121,12 +121,20 @@ int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
 static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 {
 	const struct vfsfast_backend **b;
-	unsigned long entry;
+	char part[64];
+	unsigned long entry = 0;
 
-	entry = vfsfast_lookup_name(func->old_name, &func->site, &func->size);
+	if (func->split) {
+		snprintf(part, sizeof(part), "%s.part.0", func->old_name);
+		entry = vfsfast_lookup_name(part, &func->site, &func->size);
+		func->split = entry;
+	}
+	if (!entry)
+		entry = vfsfast_lookup_name(func->old_name, &func->site,
+					    &func->size);
 	if (!entry)
 		return "symbol not found";
-	if (func->old_addr && entry != func->old_addr)
+	if (func->old_addr && !func->split && entry != func->old_addr)
 		return "symbol lookup disagrees with the linker";
 	if (!func->site)
 		return "no ftrace site";

@@ -96,15 +96,44 @@ static int vfsfast_parse_params(bool *want, bool *off)
 	return vfsfast_parse_list("disable", disable, off);
 }
 
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: fi_teardown_first=1 at load runs the optimizations'
+ * ->teardown() before the drain instead of after it, the order the drain
+ * is there to prevent: a task still inside a replacement then adds to
+ * what was already freed (t_getname shows the name that leaks).
+ */
+static bool vfsfast_fi_teardown_first;
+module_param_named(fi_teardown_first, vfsfast_fi_teardown_first, bool, 0444);
+MODULE_PARM_DESC(fi_teardown_first, "test builds: teardown before the drain");
+
+static void vfsfast_teardown_early(void)
+{
+	struct vfsfast_opt **opt;
+
+	for (opt = vfsfast_opts; *opt && vfsfast_fi_teardown_first; opt++)
+		if ((*opt)->teardown)
+			(*opt)->teardown(*opt);
+}
+#else
+#define vfsfast_fi_teardown_first	false
+static inline void vfsfast_teardown_early(void) { }
+#endif
+
 static void vfsfast_teardown(void)
 {
 	struct vfsfast_opt **opt;
 
 	/* Returns only once no site leads into our text. */
 	vfsfast_unhook_all();
+	vfsfast_teardown_early();
 	vfsfast_drain();
-	for (opt = vfsfast_opts; *opt; opt++)
+	for (opt = vfsfast_opts; *opt; opt++) {
+		/* No task is inside a replacement: what they keep can go. */
+		if ((*opt)->teardown && !vfsfast_fi_teardown_first)
+			(*opt)->teardown(*opt);
 		vfsfast_opt_release(*opt);
+	}
 }
 
 static int __init vfsfast_init(void)

@@ -57,6 +57,11 @@ BENCHES = {
                    "open, read and close of a small tmpfs file, and open() of a missing "
                    "name beside it (ENOENT) and of the file with O_DIRECTORY (ENOTDIR), "
                    "which close_sync does not touch, instructions per call"),
+    "getname": (("getname",),
+                "path-taking calls on tmpfs, 5 components (/tmp/<dir>/a/b/file): lstat(), "
+                "stat() of the last component relative to its directory, stat() of a "
+                "missing last component, access(X_OK), open+close; and stat() of "
+                "/proc/self/status, instructions per call"),
     "proc_pid_rcu": (("proc_pid_rcu",),
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
@@ -103,6 +108,12 @@ WORKLOADS = {
     "close_sync": [("open-read-close", ["--root-dir", "/tmp"], ["read-small"]),
                    ("open-missing", ["--root-dir", "/tmp"], ["open-missing"]),
                    ("open-notdir", ["--root-dir", "/tmp"], ["open-notdir"])],
+    "getname": [("lstat-5", ["--root-dir", "/tmp"], ["path-lstat"]),
+                ("stat-1", ["--root-dir", "/tmp"], ["path-stat1"]),
+                ("stat-missing-5", ["--root-dir", "/tmp"], ["path-missing"]),
+                ("access-x-5", ["--root-dir", "/tmp"], ["path-access-x"]),
+                ("open-close-5", ["--root-dir", "/tmp"], ["path-open"]),
+                ("proc-stat", [], ["proc-stat"])],
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),
                      ("proc-read", [], ["proc-read"])],

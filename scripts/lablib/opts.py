@@ -105,6 +105,12 @@ def _close_sync_upstream(k):
     return re.search(r"\bclose_fd_get_file\(", k.header_text("linux/fdtable.h")) is None
 
 
+def _getname_upstream(k):
+    """fs.h defines EMBEDDED_NAME_MAX: struct filename is a small object
+    with the name inside (7.0)."""
+    return re.search(r"#define\s+EMBEDDED_NAME_MAX\b", k.header_text("linux/fs.h")) is not None
+
+
 def _release_at_least(k, release):
     """Whether the kernel tree's Makefile names @release or later: for
     the changes no header shows, which the module does not decide this
@@ -239,6 +245,11 @@ OPTS = [
         "fstatat and statx of an empty path skip the walk (vfs_empty_path)",
         _fstatat_empty_upstream, workloads="fstatat_empty",
         unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
+    Opt("getname", ("getname_flags", "putname"), "filename_embedded",
+        "names are small objects with the name embedded (EMBEDDED_NAME_MAX)",
+        _getname_upstream, workloads="getname",
+        unsupported="the kernel has it upstream (struct filename with the name embedded, 7.0): "
+                    "nothing to replace"),
     Opt("access_creds", ("do_faccessat",), "cap_isidentical",
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",

@@ -22,6 +22,12 @@
  *          open-notdir     open(PATH, O_RDONLY | O_DIRECTORY): ENOTDIR, refused
  *                          after the walk found it (root passes every
  *                          permission check, so this stands in for EACCES)
+ *          lstat           lstat(PATH)
+ *          stat-rel        stat() of PATH's last component, relative to its
+ *                          directory (made the working directory first)
+ *          stat-missing    stat(PATH + "-missing"): ENOENT
+ *          access-x        access(PATH, X_OK) of an executable PATH
+ *          open-close      open(PATH, O_RDONLY) and close()
  *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
  *
  * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
@@ -58,7 +64,8 @@ static void print_usage(void)
 		"       abloop sysfs-read ITERATIONS [PATH]\n"
 		"       abloop close-socket ITERATIONS NPROC\n"
 		"       abloop fstatat-empty|fstat|statx-empty|access|access-missing|\n"
-		"              access-denied|read-file|stat|open-missing|open-notdir\n"
+		"              access-denied|read-file|stat|open-missing|open-notdir|\n"
+		"              lstat|stat-rel|stat-missing|access-x|open-close\n"
 		"              ITERATIONS [PATH]\n"
 		"       abloop time COMMAND [ARG...]\n");
 	exit(2);
@@ -177,6 +184,7 @@ static int run_time(char **argv)
 static const char * const calls[] = {
 	"fstatat-empty", "fstat", "statx-empty", "access", "access-missing",
 	"access-denied", "read-file", "stat", "open-missing", "open-notdir",
+	"lstat", "stat-rel", "stat-missing", "access-x", "open-close",
 };
 
 /*
@@ -228,6 +236,22 @@ static void call_loop(int c, const char *path, int fd, unsigned long n)
 			r = syscall(SYS_openat, AT_FDCWD, path,
 				    c == 9 ? O_RDONLY | O_DIRECTORY : O_RDONLY);
 			want = c == 8 ? ENOENT : ENOTDIR;
+			break;
+		case 10:
+			r = syscall(SYS_newfstatat, AT_FDCWD, path, &st,
+				    AT_SYMLINK_NOFOLLOW);
+			break;
+		case 11:
+		case 12:
+			r = syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0);
+			want = c == 12 ? ENOENT : 0;
+			break;
+		case 13:
+			r = syscall(SYS_access, path, X_OK);
+			break;
+		case 14:
+			fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+			r = fd < 0 ? -1 : close(fd);
 			break;
 		}
 		if (want ? r != -1 || errno != want : r != 0) {
@@ -323,9 +347,20 @@ int main(int argc, char **argv)
 		if (c == ARRAY_SIZE(calls) || argc > 4)
 			print_usage();
 		path = argc == 4 ? argv[3] : c == 6 ? "/proc/filesystems" : "/etc/passwd";
-		if (c == 4 || c == 8) {
+		if (c == 4 || c == 8 || c == 12) {
 			snprintf(missing, sizeof(missing), "%s-missing", path);
 			path = missing;
+		}
+		if (c == 11) {
+			char *slash = strrchr(path, '/');
+
+			if (slash) {
+				snprintf(missing, sizeof(missing), "%.*s",
+					 (int)(slash - path), path);
+				if (chdir(missing[0] ? missing : "/"))
+					die(missing);
+				path = slash + 1;
+			}
 		}
 		if (c <= 2) {
 			fd = open(path, O_RDONLY);
