@@ -73,8 +73,7 @@
 #include "getname.h"
 
 #define VFSFAST_GETNAME_TARGETS(T)					\
-	(T(getname_flags, *(vfsfast_getname_flags_t *)0, 0, split,	\
-	   vfsfast_getname_flags)					\
+	(T(getname_flags, getname_flags, 0, split, vfsfast_getname_flags) \
 	 T(putname, putname, 0, replace, vfsfast_putname)		\
 	 T(getname, getname, 0, call, vfsfast_stock_getname))
 
@@ -167,51 +166,43 @@ static inline void vfsfast_fi_putname_park(void) { }
 #endif
 
 static vfsfast_noipa struct filename *
-vfsfast_getname_stock(VFSFAST_GETNAME_PARAMS)
+vfsfast_getname_stock VFSFAST_GETNAME_PARAMS
 {
 	vfsfast_fallback(getname);
-	return vfsfast_stock_getname_flags(VFSFAST_GETNAME_ARGS);
+	return vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS;
 }
 
-/*
- * A copy that returned nothing to keep: the empty name without
- * LOOKUP_EMPTY gets stock's -ENOENT here; a fault or a name too long for
- * the object goes to stock, which copies again from the start.
- */
-static vfsfast_noipa struct filename *
-vfsfast_getname_odd(struct filename *result, long len,
-		    VFSFAST_GETNAME_PARAMS)
-{
-	if (!len) {
-		vfsfast_getname_report_empty();
-		/* The copy wrote the NUL alone: still all zero. */
-		vfsfast_name_keep(result);
-		vfsfast_hit(getname);
-		return ERR_PTR(-ENOENT);
-	}
-	kmem_cache_free(names_cachep, result);
-	return vfsfast_getname_stock(VFSFAST_GETNAME_ARGS);
-}
-
-static struct filename *vfsfast_getname_flags(VFSFAST_GETNAME_PARAMS)
+static struct filename *vfsfast_getname_flags VFSFAST_GETNAME_PARAMS
 {
 	struct filename *result;
 	long len;
 
 	if (unlikely(!in_task() || !audit_dummy_context()))
-		return vfsfast_getname_stock(VFSFAST_GETNAME_ARGS);
+		return vfsfast_getname_stock VFSFAST_GETNAME_ARGS;
 	result = vfsfast_name_take();
 	if (unlikely(!result))
-		return vfsfast_getname_stock(VFSFAST_GETNAME_ARGS);
+		return vfsfast_getname_stock VFSFAST_GETNAME_ARGS;
 	pagefault_disable();
 	len = strncpy_from_user((char *)result->iname, filename,
 				VFSFAST_EMBEDDED_NAME_MAX);
 	pagefault_enable();
 	if (unlikely(len <= 0 || len == VFSFAST_EMBEDDED_NAME_MAX)) {
-		if (len || !(flags & LOOKUP_EMPTY))
-			return vfsfast_getname_odd(result, len,
-						   VFSFAST_GETNAME_ARGS);
+		/*
+		 * A fault (perhaps one stock would take and wait for) or a
+		 * name too long for the object: stock copies again from
+		 * the start.
+		 */
+		if (len) {
+			kmem_cache_free(names_cachep, result);
+			return vfsfast_getname_stock VFSFAST_GETNAME_ARGS;
+		}
 		vfsfast_getname_report_empty();
+		if (!(flags & LOOKUP_EMPTY)) {
+			/* The copy wrote the NUL alone: still all zero. */
+			vfsfast_name_keep(result);
+			vfsfast_hit(getname);
+			return ERR_PTR(-ENOENT);
+		}
 	}
 	result->name = result->iname;
 	vfsfast_name_set_refs(result, 1);
@@ -235,7 +226,8 @@ static vfsfast_noipa void vfsfast_putname_stock(struct filename *name)
  */
 static void vfsfast_putname(struct filename *name)
 {
-	if (unlikely(IS_ERR_OR_NULL(name) || name->name != name->iname ||
+	if (IS_ERR_OR_NULL(name) ||
+	    unlikely(name->name != name->iname ||
 		     vfsfast_name_refs(name) != 1 || !in_task())) {
 		vfsfast_putname_stock(name);
 		return;
@@ -248,8 +240,6 @@ static void vfsfast_putname(struct filename *name)
 
 VFSFAST_TAIL_CALL(vfsfast_getname_stock, vfsfast_stock_getname_flags);
 VFSFAST_TAIL_CALL(vfsfast_getname_flags, vfsfast_getname_stock);
-VFSFAST_TAIL_CALL(vfsfast_getname_flags, vfsfast_getname_odd);
-VFSFAST_TAIL_CALL(vfsfast_getname_odd, vfsfast_getname_stock);
 VFSFAST_TAIL_CALL(vfsfast_putname_stock, vfsfast_stock_putname);
 VFSFAST_TAIL_CALL(vfsfast_putname, vfsfast_putname_stock);
 
@@ -267,7 +257,7 @@ static noinline const char *vfsfast_getname_check(char __user *page)
 
 	if (copy_to_user(page, "vfsfast", sizeof("vfsfast")))
 		return "cannot write the test name";
-	a = vfsfast_stock_getname_flags(VFSFAST_GETNAME_ARGS0(page, 0, NULL));
+	a = vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS_OF(page, 0, NULL);
 	b = vfsfast_stock_getname(page);
 	if (IS_ERR(a) || IS_ERR(b) || strcmp(a->name, "vfsfast") ||
 	    strcmp(b->name, "vfsfast"))
@@ -278,15 +268,15 @@ static noinline const char *vfsfast_getname_check(char __user *page)
 		vfsfast_stock_putname(b);
 	if (why)
 		return why;
-	a = vfsfast_stock_getname_flags(VFSFAST_GETNAME_ARGS0(page + 64, 0, NULL));
+	a = vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS_OF(page + 64, 0, NULL);
 	if (PTR_ERR(a) != -ENOENT) {
 		if (!IS_ERR(a))
 			vfsfast_stock_putname(a);
 		return "the empty name";
 	}
-	a = vfsfast_stock_getname_flags(VFSFAST_GETNAME_ARGS0(page + 64,
-							      LOOKUP_EMPTY,
-							      &empty));
+	a = vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS_OF(page + 64,
+								LOOKUP_EMPTY,
+								&empty);
 	if (IS_ERR(a))
 		return "the empty name with LOOKUP_EMPTY";
 	if (a->name[0])

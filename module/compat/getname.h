@@ -29,23 +29,26 @@
 #define VFSFAST_EMBEDDED_NAME_MAX	(PATH_MAX - offsetof(struct filename, iname))
 #endif
 
+/*
+ * getname_flags()'s parameter list and the arguments that pass it on,
+ * parentheses included: "fn VFSFAST_GETNAME_PARAMS" declares, and
+ * "fn VFSFAST_GETNAME_ARGS" calls.
+ */
 #ifdef VFSFAST_HAVE_GETNAME_FLAGS_EMPTY
-#define VFSFAST_GETNAME_PARAMS	const char __user *filename, int flags, int *empty
-#define VFSFAST_GETNAME_ARGS	filename, flags, empty
-#define VFSFAST_GETNAME_ARGS0(name, flags, empty)	name, flags, empty
+#define VFSFAST_GETNAME_PARAMS	(const char __user *filename, int flags, int *empty)
+#define VFSFAST_GETNAME_ARGS	(filename, flags, empty)
+#define VFSFAST_GETNAME_ARGS_OF(name, flags, empty)	(name, flags, empty)
 #define vfsfast_getname_report_empty()	\
 	do {				\
 		if (empty)		\
 			*empty = 1;	\
 	} while (0)
 #else
-#define VFSFAST_GETNAME_PARAMS	const char __user *filename, int flags
-#define VFSFAST_GETNAME_ARGS	filename, flags
-#define VFSFAST_GETNAME_ARGS0(name, flags, empty)	name, flags
+#define VFSFAST_GETNAME_PARAMS	(const char __user *filename, int flags)
+#define VFSFAST_GETNAME_ARGS	(filename, flags)
+#define VFSFAST_GETNAME_ARGS_OF(name, flags, empty)	(name, flags)
 #define vfsfast_getname_report_empty()	do { } while (0)
 #endif
-
-typedef struct filename *vfsfast_getname_flags_t(VFSFAST_GETNAME_PARAMS);
 
 #ifdef VFSFAST_HAVE_FILENAME_REFCNT_ATOMIC
 #define vfsfast_name_refs(name)		atomic_read(&(name)->refcnt)

@@ -42,6 +42,12 @@ PROGRAMS = [
     ("ls-links", "`ls -l` of 1,000 symlinks (tmpfs)", f"ls -l {FARM}/links1k", 4),
     ("find-L", "`find -L` over a symlink farm (1,000 links to files, 10 to "
      "directories of 20 files; tmpfs)", f"find -L {FARM}/tree", 4),
+    # Tree walks over the release's own /usr, whose every name is a
+    # getname() and a path walk.
+    ("find-usr", "`find /usr -name nothing`", "find /usr -name nothing", 1),
+    ("du-usr", "`du -s /usr`", "du -s /usr", 1),
+    ("ls-lR-doc", "`ls -lR /usr/share/doc`", "ls -lR /usr/share/doc", 1),
+    ("tar-doc", "`tar -cf /dev/null /usr/share/doc`", "tar -cf /dev/null /usr/share/doc", 1),
     ("realpath", f"`realpath -e` of a chain of {CHAIN_LINKS} absolute links, "
      "each 12 directories deep (tmpfs)", f"realpath -e {CHAIN}/l{CHAIN_LINKS}", 20),
     # The short programs shell scripts and build systems run thousands of
