@@ -60,8 +60,9 @@ BENCHES = {
     "getname": (("getname",),
                 "path-taking calls on tmpfs, 5 components (/tmp/<dir>/a/b/file): lstat(), "
                 "stat() of the last component relative to its directory, stat() of a "
-                "missing last component, access(X_OK), open+close; and stat() of "
-                "/proc/self/status, instructions per call"),
+                "missing last component, access(X_OK), open+close, stat() of the file "
+                "by a 4,070-byte name; and stat() of /proc/self/status, instructions "
+                "per call"),
     "proc_pid_rcu": (("proc_pid_rcu",),
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
@@ -113,6 +114,7 @@ WORKLOADS = {
                 ("stat-missing-5", ["--root-dir", "/tmp"], ["path-missing"]),
                 ("access-x-5", ["--root-dir", "/tmp"], ["path-access-x"]),
                 ("open-close-5", ["--root-dir", "/tmp"], ["path-open"]),
+                ("stat-4070-byte-name", ["--root-dir", "/tmp"], ["path-long"]),
                 ("proc-stat", [], ["proc-stat"])],
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),
