@@ -161,8 +161,36 @@ static void vfsfast_fi_putname_park(void)
 	vfsfast_fi_hold_task(fi_putname_park, &fi_putname_parked, 30000, false);
 	vfsfast_leave(getname);
 }
+
+/*
+ * fi_getname_check=1 counts in fi_getname_dirty every object taken from
+ * the cache that is not all zero; fi_getname_noscrub=1 keeps names
+ * without scrubbing them, which that count must catch; and
+ * fi_getname_noempty=1 answers the empty name with -ENOENT even under
+ * LOOKUP_EMPTY, which t_getname's differential must catch.
+ */
+static bool fi_getname_check;
+module_param(fi_getname_check, bool, 0644);
+static int fi_getname_dirty;
+module_param(fi_getname_dirty, int, 0444);
+static bool fi_getname_noscrub;
+module_param(fi_getname_noscrub, bool, 0644);
+static bool fi_getname_noempty;
+module_param(fi_getname_noempty, bool, 0644);
+
+static void vfsfast_fi_check_taken(const struct filename *name)
+{
+	if (READ_ONCE(fi_getname_check) && memchr_inv(name, 0, PATH_MAX))
+		fi_getname_dirty++;
+}
+
+#define vfsfast_fi_noscrub()	READ_ONCE(fi_getname_noscrub)
+#define vfsfast_fi_noempty()	READ_ONCE(fi_getname_noempty)
 #else
 static inline void vfsfast_fi_putname_park(void) { }
+static inline void vfsfast_fi_check_taken(const struct filename *name) { }
+#define vfsfast_fi_noscrub()	false
+#define vfsfast_fi_noempty()	false
 #endif
 
 static vfsfast_noipa struct filename *
@@ -182,6 +210,7 @@ static struct filename *vfsfast_getname_flags VFSFAST_GETNAME_PARAMS
 	result = vfsfast_name_take();
 	if (unlikely(!result))
 		return vfsfast_getname_stock VFSFAST_GETNAME_ARGS;
+	vfsfast_fi_check_taken(result);
 	pagefault_disable();
 	len = strncpy_from_user((char *)result->iname, filename,
 				VFSFAST_EMBEDDED_NAME_MAX);
@@ -197,7 +226,7 @@ static struct filename *vfsfast_getname_flags VFSFAST_GETNAME_PARAMS
 			return vfsfast_getname_stock VFSFAST_GETNAME_ARGS;
 		}
 		vfsfast_getname_report_empty();
-		if (!(flags & LOOKUP_EMPTY)) {
+		if (!(flags & LOOKUP_EMPTY) || vfsfast_fi_noempty()) {
 			/* The copy wrote the NUL alone: still all zero. */
 			vfsfast_name_keep(result);
 			vfsfast_hit(getname);
@@ -232,7 +261,8 @@ static void vfsfast_putname(struct filename *name)
 		vfsfast_putname_stock(name);
 		return;
 	}
-	vfsfast_name_scrub(name);
+	if (!vfsfast_fi_noscrub())
+		vfsfast_name_scrub(name);
 	vfsfast_fi_putname_park();
 	vfsfast_name_keep(name);
 	vfsfast_hit(getname);

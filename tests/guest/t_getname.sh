@@ -8,7 +8,9 @@
 # flight), names_cache's object count
 # before the load and after the unload, and (fault-injection build) a
 # putname() parked inside the module while it unloads, with the check
-# that catches a teardown before the drain.
+# that catches a teardown before the drain; every object handed out all
+# zero, with the checks that catch names kept unscrubbed and an empty
+# name refused.
 
 . /lab/lib.sh; in_group t_getname || return 0
 
@@ -126,6 +128,32 @@ t_checkv "$o: names_cache holds as many objects after the unload as before the l
 # freed, which the count must catch.
 if [ $all = yes ] && first_backend; then
 	P=/sys/module/vfsfast/parameters
+	# Every object the cache hands out is all zero (fi_getname_check
+	# looks at each); keeping names unscrubbed (fi_getname_noscrub) must
+	# show as dirty objects, and an empty name refused under LOOKUP_EMPTY
+	# (fi_getname_noempty) as differences in namediff.
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	echo 1 >$P/fi_getname_check
+	rm -rf /tmp/nd && mkdir /tmp/nd
+	out=$(namediff $VF/$o/enabled /tmp/nd 2>&1)
+	rc=$?
+	t_checkv "$o: every object taken from the cache during the differential is all zero (fi_getname_check)" \
+		"$(echo "$out" | tail -n 1), dirty $(cat $P/fi_getname_dirty)" [ $rc = 0 -a "$(cat $P/fi_getname_dirty)" = 0 ]
+	echo 1 >$P/fi_getname_noscrub
+	rm -rf /tmp/nd && mkdir /tmp/nd
+	namediff $VF/$o/enabled /tmp/nd >/dev/null 2>&1
+	echo 0 >$P/fi_getname_noscrub
+	t_checkv "$o: the check catches names kept without the scrub (fi_getname_noscrub)" \
+		"dirty $(cat $P/fi_getname_dirty)" [ "$(cat $P/fi_getname_dirty)" -gt 0 ]
+	echo 0 >$P/fi_getname_check
+	echo 1 >$P/fi_getname_noempty
+	rm -rf /tmp/nd && mkdir /tmp/nd
+	out=$(namediff $VF/$o/enabled /tmp/nd 2>&1)
+	rc=$?
+	echo 0 >$P/fi_getname_noempty
+	t_checkv "$o: the differential catches an empty name refused under LOOKUP_EMPTY (fi_getname_noempty)" \
+		"rc=$rc; $(echo "$out" | head -n 2 | tr '\n' ' ')$(echo "$out" | tail -n 1)" [ $rc = 1 ]
+	unload_vfsfast
 	cp /lab/bin/runas /tmp/gnpark
 	fi_unload() { # fi_teardown_first
 		b=$(names_in_use)
