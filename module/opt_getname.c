@@ -281,9 +281,9 @@ VFSFAST_TAIL_CALL(vfsfast_putname, vfsfast_putname_stock);
  */
 static noinline const char *vfsfast_getname_check(char __user *page)
 {
+	int __maybe_unused empty = 0;
 	struct filename *a, *b;
 	const char *why = NULL;
-	int empty __maybe_unused = 0;
 
 	if (copy_to_user(page, "vfsfast", sizeof("vfsfast")))
 		return "cannot write the test name";

@@ -99,8 +99,10 @@ static struct io_uring_sqe *next_sqe(uint64_t tag)
 }
 
 /* The requests of one round; @want[tag] is each one's expected result. */
-enum { R_OPEN_F, R_OPEN_MISSING, R_OPEN_LONG, R_OPEN_MISSING2, R_OPENAT2_F, R_STATX_F,
-       R_MKDIR, R_RENAME, R_UNLINK, R_FIFO, R_COUNT };
+enum {
+	R_OPEN_F, R_OPEN_MISSING, R_OPEN_LONG, R_OPEN_MISSING2, R_OPENAT2_F, R_STATX_F,
+	R_MKDIR, R_RENAME, R_UNLINK, R_FIFO, R_COUNT
+};
 
 static const char * const labels[R_COUNT] = {
 	"openat f", "openat missing", "openat 4064-byte name", "openat missing/x",
