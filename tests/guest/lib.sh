@@ -108,6 +108,19 @@ per_backend() {
 	eval "[ \"\${$1:-1}\" = 1 ]" || first_backend
 }
 
+# backend_size VAR DEFAULT: the size of a storm in this pass: the
+# profile's VAR (default DEFAULT) where per_backend VFSFAST_TREE_DIFFS
+# runs everything, a third of it (at least 1) on the kernel's other
+# backends, which share all but the hooks with the first.
+backend_size() {
+	eval "_n=\${$1:-$2}"
+	if per_backend VFSFAST_TREE_DIFFS; then
+		echo "$_n"
+	else
+		echo $(((_n + 2) / 3))
+	fi
+}
+
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }

@@ -65,7 +65,7 @@ evdiff_pair() {
 	shift 2
 	[ $# -gt 0 ] && shift
 	evd_seed=${VFSFAST_EVDIFF_SEED:-1}
-	evd_ops=${VFSFAST_EVDIFF_OPS:-20000}
+	evd_ops=$(backend_size VFSFAST_EVDIFF_OPS 20000)
 	rm -rf $EVD
 	mkdir -p $EVD
 	for fs in ${EVD_FSES:-tmpfs ext4}; do
@@ -129,7 +129,7 @@ c1=$(($(evd_calls fsnotify) + $(evd_calls fsnotify_parent)))
 note "fsnotify hooks during the B runs: hits+fallbacks +$((c1 - c0))," \
 	"of which hits fsnotify $(stat_of fsnotify hits), fsnotify_parent $(stat_of fsnotify_parent hits)"
 t_checkv "evdiff fsnotify off/on: the hooks ran in run B (calls > ops)" "calls +$((c1 - c0))" \
-	[ $((c1 - c0)) -gt "${VFSFAST_EVDIFF_OPS:-20000}" ]
+	[ $((c1 - c0)) -gt "$evd_ops" ]
 
 # pseudo_nonotify: the same, except that sockets and eventfds get no
 # watches (the documented difference); pipes keep theirs and must see

@@ -60,17 +60,18 @@ done
 # Fuzz: random invalid writes (seeded; the seed is printed), each checked
 # for EINVAL and an unchanged state of every file, with the knob off and on.
 seed=$(date +%s)
+fuzz=$(backend_size VFSFAST_FUZZ 10000)
 note "sysfuzz seed $seed"
 for state in 0 1; do
 	set_knob readlink $state
 	for f in enabled passthrough; do
-		out=$(sysfuzz $VF/readlink/$f "${VFSFAST_FUZZ:-10000}" $seed \
+		out=$(sysfuzz $VF/readlink/$f "$fuzz" $seed \
 			$VF/readlink/enabled $VF/readlink/passthrough \
 			$VF/readlink/status $VF/readlink/backend \
 			$VF/readlink/stats/hits $VF/readlink/stats/fallbacks 2>&1)
 		t_eq "$f (knob $state): random invalid writes: EINVAL, nothing changed" \
 			"bad=0 changed=0" "$(echo "$out" | sed -n 's/^sysfuzz: .* \(bad=[0-9]* changed=[0-9]*\)$/\1/p')" \
-			"${VFSFAST_FUZZ:-10000} writes, seed $seed"
+			"$fuzz writes, seed $seed"
 		seed=$((seed + 1))
 	done
 done

@@ -114,7 +114,7 @@ rm -f /tmp/kstop
 ) &
 looker=$!
 bad=0
-rounds=${VFSFAST_KERNFS_ROUNDS:-30}
+rounds=$(backend_size VFSFAST_KERNFS_ROUNDS 30)
 i=0
 while [ $i -lt "$rounds" ]; do
 	n=$((i % 3 + 1))
@@ -273,7 +273,7 @@ if [ "$on" = 1 ]; then
 	flipper=$!
 	kbad=0
 	i=0
-	while [ $i -lt "${VFSFAST_KERNFS_ROUNDS:-30}" ]; do
+	while [ $i -lt "$rounds" ]; do
 		kc_gone $CG/vfc$i
 		mkdir $CG/vfc$i
 		kc_has $CG/vfc$i

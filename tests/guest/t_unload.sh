@@ -53,7 +53,8 @@ reader_pid=$!
 start_checker
 i=0
 fails=0
-while [ $i -lt "${VFSFAST_UNLOADS:-20}" ]; do
+unloads=$(backend_size VFSFAST_UNLOADS 20)
+while [ $i -lt "$unloads" ]; do
 	load_vfsfast enable=all || fails=$((fails + 1))
 	park_readlink
 	if cat /proc/$upid/task/*/stack 2>/dev/null | grep -q vfsfast; then

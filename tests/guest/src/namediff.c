@@ -27,7 +27,9 @@
  * open, openat, openat2 with each RESOLVE_* flag (O_NONBLOCK: the FIFO
  * never blocks), creat, mkdir and rmdir, mknod and unlink, symlink (as
  * target and as link name), link (both ways), rename (both ways, and
- * back), readlink, chdir (and back), truncate, execve.
+ * back), readlink, chdir (and back), truncate, execve; fchownat (to -1,
+ * -1), utimensat (both times omitted), execveat and linkat, each without
+ * and with AT_EMPTY_PATH.
  *
  * Output: one line per differing record, then
  *   namediff: calls=C mismatches=M
@@ -306,6 +308,30 @@ static void run_calls(int here)
 		}
 		record("chdir", l, r, out);
 		record("truncate", l, syscall(SYS_truncate, n, 5), NULL);
+		/*
+		 * The calls that still hand "" to getname_flags() with
+		 * LOOKUP_EMPTY on every kernel (6.11 answers fstatat and
+		 * statx of "" before a name is taken).
+		 */
+		for (j = 0; j < 2; j++) {
+			int fl = j ? AT_EMPTY_PATH : 0;
+			struct timespec omit[2] = {
+				{ .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT },
+			};
+
+			snprintf(op, sizeof(op), "fchownat/%x", fl);
+			record(op, l, syscall(SYS_fchownat, here, n, -1, -1, fl), NULL);
+			snprintf(op, sizeof(op), "utimensat/%x", fl);
+			record(op, l, syscall(SYS_utimensat, here, n, omit, fl), NULL);
+			snprintf(op, sizeof(op), "execveat/%x", fl);
+			record(op, l, syscall(SYS_execveat, here, n, (char *[]){ NULL },
+					      (char *[]){ NULL }, fl), NULL);
+			snprintf(op, sizeof(op), "linkat/%x", fl);
+			r = syscall(SYS_linkat, here, n, AT_FDCWD, "hard", fl);
+			record(op, l, r, NULL);
+			if (!r)
+				record("unlink/hard", l, syscall(SYS_unlink, "hard"), NULL);
+		}
 		record("execve", l, syscall(SYS_execve, n, (char *[]){ NULL },
 					   (char *[]){ NULL }), NULL);
 		r = syscall(SYS_mkdir, n, 0755);

@@ -5,9 +5,9 @@
  * usage: scdiff [-k KNOBFILE] [-s STATE] stat|access PATHLIST
  *
  * Pass A makes every call with the knob at 0, pass B makes exactly the
- * same calls with the knob at 1, and every record (return value, errno,
- * and for stat the whole result buffer with guard bytes) must be
- * identical.  Everything that could change between the passes (files
+ * same calls with the knob at 1, pass A' again at 0, and every record of
+ * B (return value, errno, and for stat the whole result buffer with
+ * guard bytes) must be identical to A's or to A''s.  Everything that could change between the passes (files
  * opened, descriptors closed, pages mapped) is set up before pass A.
  *
  * The knob is opened first; then the credentials are set to STATE, so
@@ -35,7 +35,8 @@
  * relative to AT_FDCWD, and with "" relative to each entry's descriptor.
  *
  * Output: one line per differing record, then
- *   scdiff: calls=C mismatches=M
+ *   scdiff: state=S calls=C mismatches=M unsettled=U
+ * (U: records where A and A' differ, values that moved on their own)
  * Exit 0 iff M == 0, 1 on mismatch or setup error, 2 on usage error.
  */
 #define _GNU_SOURCE
@@ -72,10 +73,20 @@ struct rec {
 	unsigned char buf[BUFSZ];
 };
 
+/*
+ * Pass A (knob 0), pass B (knob 1), pass A' (knob 0 again).  A record of
+ * B is wrong when it equals neither A's nor A''s: a value the system
+ * changed on its own between the passes (the link count of /proc is the
+ * number of processes, and a kworker may come or go) then shows as A and
+ * A' differing, never as a mismatch, while a fast path that answers
+ * differently from stock still differs from both.
+ */
+#define NPASS	3
 static const char *prog = "scdiff";
-static struct rec *recs;
+static struct rec *recs[NPASS];
+static char (*whats)[96];
 static size_t nrecs, caprecs, cur;
-static int pass, mismatches;
+static int pass, mismatches, unsettled;
 static char *none_page;
 
 static void die(const char *what)
@@ -91,38 +102,60 @@ static void usage(void)
 	exit(2);
 }
 
-/* Records the call just made; in pass B compares it with pass A's. */
+static void *grow(void *p, size_t size)
+{
+	p = realloc(p, caprecs * size);
+	if (!p)
+		die("realloc");
+	return p;
+}
+
+/* Records the call just made, in this pass's array. */
 static void record(const char *what, long ret, const void *buf)
 {
-	struct rec r;
+	struct rec *r;
+	int i;
 
-	memset(&r, 0, sizeof(r));
-	r.ret = ret;
-	r.err = ret < 0 ? errno : 0;
-	if (buf)
-		memcpy(r.buf, buf, BUFSZ);
+	if (pass == 0 && nrecs == caprecs) {
+		caprecs = caprecs ? caprecs * 2 : 4096;
+		for (i = 0; i < NPASS; i++)
+			recs[i] = grow(recs[i], sizeof(struct rec));
+		whats = grow(whats, sizeof(*whats));
+	}
 	if (pass == 0) {
-		if (nrecs == caprecs) {
-			caprecs = caprecs ? caprecs * 2 : 4096;
-			recs = realloc(recs, caprecs * sizeof(*recs));
-			if (!recs)
-				die("realloc");
-		}
-		recs[nrecs++] = r;
+		snprintf(whats[nrecs], sizeof(whats[0]), "%s", what);
+		nrecs++;
+	}
+	if (cur >= nrecs) {
+		printf("MISMATCH %s: a call pass A did not make\n", what);
+		mismatches++;
 		return;
 	}
-	if (cur >= nrecs || memcmp(&recs[cur], &r, sizeof(r))) {
-		size_t i = 0;
+	r = &recs[pass][cur++];
+	memset(r, 0, sizeof(*r));
+	r->ret = ret;
+	r->err = ret < 0 ? errno : 0;
+	if (buf)
+		memcpy(r->buf, buf, BUFSZ);
+}
 
-		if (cur < nrecs)
-			while (i < BUFSZ && recs[cur].buf[i] == r.buf[i])
-				i++;
+static void compare(void)
+{
+	size_t n, i;
+
+	for (n = 0; n < nrecs; n++) {
+		struct rec *a = &recs[0][n], *b = &recs[1][n], *a2 = &recs[2][n];
+
+		if (memcmp(a, a2, sizeof(*a)))
+			unsettled++;
+		if (!memcmp(a, b, sizeof(*a)) || !memcmp(a2, b, sizeof(*a)))
+			continue;
+		for (i = 0; i < BUFSZ && a->buf[i] == b->buf[i]; i++)
+			;
 		printf("MISMATCH %s A:ret=%ld,errno=%d B:ret=%ld,errno=%d first_diff=%zu\n",
-		       what, cur < nrecs ? recs[cur].ret : 0, cur < nrecs ? recs[cur].err : 0,
-		       r.ret, r.err, i);
+		       whats[n], a->ret, a->err, b->ret, b->err, i);
 		mismatches++;
 	}
-	cur++;
 }
 
 static char **names;
@@ -404,15 +437,20 @@ int main(int argc, char **argv)
 		die("mmap");
 	setup_fds();
 	set_state(state);
-	for (pass = 0; pass < 2; pass++) {
-		set_knob(kfd, pass ? "1" : "0");
+	for (pass = 0; pass < NPASS; pass++) {
+		set_knob(kfd, pass == 1 ? "1" : "0");
 		cur = 0;
 		if (stat_mode)
 			stat_calls();
 		else
 			access_calls();
+		if (cur != nrecs) {
+			printf("MISMATCH pass %d made %zu calls, pass A %zu\n", pass, cur, nrecs);
+			mismatches++;
+		}
 	}
-	set_knob(kfd, "0");
-	printf("scdiff: state=%s calls=%zu mismatches=%d\n", state, nrecs, mismatches);
+	compare();
+	printf("scdiff: state=%s calls=%zu mismatches=%d unsettled=%d\n", state, nrecs,
+	       mismatches, unsettled);
 	return mismatches ? 1 : 0;
 }
