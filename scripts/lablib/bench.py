@@ -61,8 +61,14 @@ BENCHES = {
                 "path-taking calls on tmpfs, 5 components (/tmp/<dir>/a/b/file): lstat(), "
                 "stat() of the last component relative to its directory, stat() of a "
                 "missing last component, access(X_OK), open+close, stat() of the file "
-                "by a 4,070-byte name; and stat() of /proc/self/status, instructions "
-                "per call"),
+                "by a 4,070-byte name; lstat() of a link 3 directories deep on the "
+                "lab's ext4 image; and stat() of /proc/self/status, instructions per call"),
+    "lookup_exec": (("lookup_exec",),
+                    "the getname workloads, knob lookup_exec (the ext4 row: root's own "
+                    "directories, whose ACLs no one has read), instructions per call"),
+    "path": (("getname", "lookup_exec"),
+             "the getname workloads with the knobs getname and lookup_exec together, "
+             "instructions per call"),
     "proc_pid_rcu": (("proc_pid_rcu",),
                      "/proc/<pid> walks: stat() of /proc/self/status and of "
                      "/proc/1/task/1/status, open/read/close of /proc/self/stat, "
@@ -109,12 +115,13 @@ WORKLOADS = {
     "close_sync": [("open-read-close", ["--root-dir", "/tmp"], ["read-small"]),
                    ("open-missing", ["--root-dir", "/tmp"], ["open-missing"]),
                    ("open-notdir", ["--root-dir", "/tmp"], ["open-notdir"])],
-    "getname": [("lstat-5", ["--root-dir", "/tmp"], ["path-lstat"]),
+    "path": [("lstat-5", ["--root-dir", "/tmp"], ["path-lstat"]),
                 ("stat-1", ["--root-dir", "/tmp"], ["path-stat1"]),
                 ("stat-missing-5", ["--root-dir", "/tmp"], ["path-missing"]),
                 ("access-x-5", ["--root-dir", "/tmp"], ["path-access-x"]),
                 ("open-close-5", ["--root-dir", "/tmp"], ["path-open"]),
                 ("stat-4070-byte-name", ["--root-dir", "/tmp"], ["path-long"]),
+                ("ext4-lstat", [], ["lstat-at", "/mnt/ext4/links/bench32"]),
                 ("proc-stat", [], ["proc-stat"])],
     "proc_pid_rcu": [("proc-stat", [], ["proc-stat"]),
                      ("proc-walk", [], ["proc-walk"]),

@@ -14,7 +14,7 @@ from . import build, ext4img, opts, util, vm
 # guests' PATH as /lab/bin/<name>.
 GUEST_PROGRAMS = ["rldiff", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
                   "fanperm", "bpfentry", "pseudowatch", "evdiff", "scdiff",
-                  "auditdiff", "procdiff", "closediff", "namediff", "uringname"]
+                  "auditdiff", "procdiff", "closediff", "namediff", "uringname", "permdiff"]
 WORKLOAD_PROGRAMS = ["abloop", "rlbench", "nbench", "kfs"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
@@ -32,7 +32,8 @@ def guest_programs():
         for name in names:
             c = os.path.join(d, name + ".c")
             exe = os.path.join(out, name)
-            deps = [c] + [h for h in [os.path.join(d, "common.h")] if os.path.exists(h)]
+            deps = [c] + [os.path.join(d, h) for h in ("common.h", "creds.h")
+                          if os.path.exists(os.path.join(d, h))]
             newest = max(os.path.getmtime(f) for f in deps)
             if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
                 util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",

@@ -111,6 +111,12 @@ def _getname_upstream(k):
     return re.search(r"#define\s+EMBEDDED_NAME_MAX\b", k.header_text("linux/fs.h")) is not None
 
 
+def _lookup_exec_upstream(k):
+    """fs.h defines IOP_FASTPERM_MAY_EXEC: path lookup checks MAY_EXEC on
+    a directory itself (6.19)."""
+    return re.search(r"#define\s+IOP_FASTPERM_MAY_EXEC\b", k.header_text("linux/fs.h")) is not None
+
+
 def _release_at_least(k, release):
     """Whether the kernel tree's Makefile names @release or later: for
     the changes no header shows, which the module does not decide this
@@ -247,8 +253,13 @@ OPTS = [
         unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
     Opt("getname", ("getname_flags", "putname"), "filename_embedded",
         "names are small objects with the name embedded (EMBEDDED_NAME_MAX)",
-        _getname_upstream, workloads="getname",
+        _getname_upstream, workloads="path",
         unsupported="the kernel has it upstream (struct filename with the name embedded, 7.0): "
+                    "nothing to replace"),
+    Opt("lookup_exec", ("inode_permission",), "IOP_FASTPERM_MAY_EXEC",
+        "path lookup checks MAY_EXEC on a directory itself (IOP_FASTPERM_MAY_EXEC)",
+        _lookup_exec_upstream, workloads="path",
+        unsupported="the kernel has it upstream (lookup_inode_permission_may_exec, 6.19): "
                     "nothing to replace"),
     Opt("access_creds", ("do_faccessat",), "cap_isidentical",
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",

@@ -14,7 +14,7 @@ import subprocess
 
 from . import ab, build, deb, debian, guest, opts, style, userland, util
 
-GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
+GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
                "t_unload", "t_stress", "t_ab"]
 # Seconds of each Debian kernel's main guest in the ci profile, from the

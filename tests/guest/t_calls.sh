@@ -252,7 +252,7 @@ fs_reads() { # prints a checksum per read size and offset
 	for bs in 1 7 100 4096; do
 		for skip in 0 1 3 50; do
 			printf '%s %s %s\n' $bs $skip \
-				"$(dd if=/proc/filesystems bs=$bs skip=$skip 2>/dev/null | cksum)"
+				"$(dd if=/proc/filesystems bs=$bs skip=$skip 2>/dev/null | md5sum)"
 		done
 	done
 }
@@ -263,6 +263,8 @@ case " $ON " in
 		[ $reg = unregistered ] && rmmod vfsfast_testfs
 		set_knob proc_filesystems 0
 		fs_reads >/tmp/fs.off
+		[ $reg = before ] && t_checkv "proc_filesystems: a checksum of every read size and offset (the comparisons see the data)" \
+			"$(head -n 1 /tmp/fs.off)" [ "$(grep -c ' [0-9a-f]\{32\} ' /tmp/fs.off)" = 16 ]
 		set_knob proc_filesystems 1
 		h0=$(stat_of proc_filesystems hits)
 		fs_reads >/tmp/fs.on1

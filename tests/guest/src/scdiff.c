@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "creds.h"
 
 #define DEFAULT_KNOB	"/sys/kernel/vfsfast/fstatat_empty/enabled"
 #define MAX_FDS		512
@@ -235,73 +236,12 @@ static void setup_fds(void)
 /* Credentials as STATE says, after the knob is open. */
 static void set_state(const char *state)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	char map[64];
-	int fd;
+	int r = set_cred_state(state, USER);
 
-	if (!strcmp(state, "root") || !strcmp(state, "none"))
-		return;
-	if (!strcmp(state, "nnp")) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-			die("PR_SET_NO_NEW_PRIVS");
-		return;
-	}
-	if (!strcmp(state, "fsuid")) {
-		setfsgid(USER);
-		setfsuid(USER);
-		if (setfsuid(-1) != USER)
-			die("setfsuid");
-		return;
-	}
-	if (!strncmp(state, "capdrop", 7)) {
-		if (syscall(SYS_capget, &h, d))
-			die("capget");
-		d[0].effective &= ~(1u << CAP_DAC_OVERRIDE | 1u << CAP_DAC_READ_SEARCH);
-		if (!strcmp(state, "capdrop-all"))
-			d[0].permitted = d[0].effective;
-		if (syscall(SYS_capset, &h, d))
-			die("capset");
-		return;
-	}
-	if (!strcmp(state, "keepcaps")) {
-		if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP | SECBIT_KEEP_CAPS))
-			die("PR_SET_SECUREBITS");
-		if (setgroups(0, NULL) || setresgid(USER, USER, USER) ||
-		    setresuid(USER, USER, USER))
-			die("setresuid");
-		if (syscall(SYS_capget, &h, d))
-			die("capget");
-		d[0].effective = d[0].permitted;
-		d[1].effective = d[1].permitted;
-		if (syscall(SYS_capset, &h, d))
-			die("capset");
-		return;
-	}
-	if (strcmp(state, "user") && strcmp(state, "userns"))
+	if (r < 0)
 		usage();
-	if (setgroups(0, NULL) || setresgid(USER, USER, USER) || setresuid(USER, USER, USER))
-		die("setresuid");
-	if (!strcmp(state, "user"))
-		return;
-	/* The uid change made /proc/self root's; the maps below need it ours. */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-		die("PR_SET_DUMPABLE");
-	if (unshare(CLONE_NEWUSER))
-		die("unshare(CLONE_NEWUSER)");
-	fd = open("/proc/self/setgroups", O_WRONLY);
-	if (fd < 0 || write(fd, "deny", 4) != 4)
-		die("setgroups deny");
-	close(fd);
-	snprintf(map, sizeof(map), "0 %d 1", USER);
-	fd = open("/proc/self/uid_map", O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
-		die("uid_map");
-	close(fd);
-	fd = open("/proc/self/gid_map", O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
-		die("gid_map");
-	close(fd);
+	if (r > 0)
+		die(state);
 }
 
 static void stat_calls(void)

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lookup_exec: the traversal check of a directory (MAY_EXEC) without
+ * the layers of inode_permission(), the gain of 6.19's "fs: speed up
+ * path lookup with cheaper handling of MAY_EXEC" (5382107fad9b's series,
+ * lookup_inode_permission_may_exec()) for kernels before it.
+ *
+ * Path lookup asks inode_permission(dir, MAY_EXEC), with MAY_NOT_BLOCK
+ * in RCU mode, once for every directory it walks through.  For that
+ * mask, stock 5.10, 6.1 and 6.12 (fs/namei.c) run:
+ *   sb_permission() and the MAY_WRITE tests: nothing without MAY_WRITE;
+ *   do_inode_permission(): the filesystem's ->permission() where it has
+ *     one, else (IOP_FASTPERM, set once the inode is known to have none)
+ *     generic_permission() -> acl_permission_check(): the owner (through
+ *     the mount's id mapping) is judged by the owner bits alone; anyone
+ *     else by the access ACL if IS_POSIXACL() and the group bits are not
+ *     0 and the ACL exists (an absent one, i_acl NULL, gives -EAGAIN),
+ *     else by the group or other bits; only a denial goes on to the
+ *     capability checks;
+ *   devcgroup_inode_permission(): nothing but for block and character
+ *     devices;
+ *   security_inode_permission(inode, mask): every LSM's hook.
+ *
+ * Upstream's shortcut, and the replacement's: when the mask is MAY_EXEC
+ * (with or without MAY_NOT_BLOCK), the inode a directory without
+ * ->permission() (IOP_FASTPERM), its mode grants execute to owner, group
+ * and other alike (0111), and no ACL can have a say, the mode bits grant
+ * the search whoever asks, so the answer is security_inode_permission()'s,
+ * called with the same inode and mask.  "No ACL can have a say" is
+ * upstream's no_acl_inode() (i_acl known absent), or !IS_POSIXACL(), or,
+ * beyond upstream, the caller owning the directory on a mount that maps
+ * no ids, where acl_permission_check() itself never looks at the ACL:
+ * root walking root's directories on ext4, whose i_acl stays unknown
+ * because nothing ever asks for it.  The shortcut holds for any caller of
+ * inode_permission() with that mask on a directory, not only lookup's.
+ *
+ * Exact under every LSM: each one's inode_permission hook (SELinux,
+ * Smack, a BPF LSM program; AppArmor, Landlock, Yama, IMA and the
+ * integrity modules have none) runs as before, with the same arguments,
+ * and is all that can still refuse.  Capabilities, user namespaces and
+ * idmapped mounts only matter once the mode bits or an ACL refuse, which
+ * is where the replacement steps aside; a mapped mount only loses the
+ * owner test (the ACL or !IS_POSIXACL test must decide there).  The mode,
+ * flags and i_acl are read once each, without locks, as stock reads them:
+ * a chmod or setfacl racing with the walk gets the answer of one side of
+ * it, as with stock.  Every other call (any other mask, a non-directory,
+ * a mode without 0111, a known ACL, a filesystem's own ->permission())
+ * is stock's, by a tail call.
+ */
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/security.h>
+#include <linux/uidgid.h>
+
+#include "vfsfast.h"
+#include "lookup_exec.h"
+
+#define VFSFAST_LOOKUP_EXEC_TARGETS(T)					\
+	(T(inode_permission, inode_permission, 0, replace,		\
+	   vfsfast_inode_permission)					\
+	 T(security_inode_permission, security_inode_permission, 0, call, \
+	   vfsfast_stock_security_inode_permission))
+
+VFSFAST_STATS(lookup_exec);
+
+#ifdef VFSFAST_LOOKUP_EXEC
+VFSFAST_DECLARE_TARGETS(VFSFAST_LOOKUP_EXEC_TARGETS);
+
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * fi_lookup_exec_noacl=1 lets the shortcut through whatever the ACL
+ * says, the bug t_lookup_exec's differential must catch (a user the ACL
+ * refuses walks through).
+ */
+static bool fi_lookup_exec_noacl;
+module_param(fi_lookup_exec_noacl, bool, 0644);
+#define vfsfast_fi_noacl()	READ_ONCE(fi_lookup_exec_noacl)
+#else
+#define vfsfast_fi_noacl()	false
+#endif
+
+static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_PARAMS
+{
+	vfsfast_fallback(lookup_exec);
+	return vfsfast_stock_inode_permission VFSFAST_INODE_PERMISSION_ARGS;
+}
+
+static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
+{
+	umode_t mode = READ_ONCE(inode->i_mode);
+
+	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC && S_ISDIR(mode) &&
+		   (mode & 0111) == 0111 &&
+		   (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
+	    (!IS_POSIXACL(inode) || vfsfast_acl_known_absent(inode) ||
+	     vfsfast_fi_noacl() ||
+	     (vfsfast_mount_maps_nothing() &&
+	      uid_eq(current_fsuid(), inode->i_uid)))) {
+		vfsfast_hit(lookup_exec);
+		return vfsfast_stock_security_inode_permission(inode, mask);
+	}
+	return vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_ARGS;
+}
+
+VFSFAST_TAIL_CALL(vfsfast_inode_permission_stock, vfsfast_stock_inode_permission);
+VFSFAST_TAIL_CALL(vfsfast_inode_permission, vfsfast_stock_security_inode_permission);
+VFSFAST_TAIL_CALL(vfsfast_inode_permission, vfsfast_inode_permission_stock);
+
+VFSFAST_FUNCS(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS);
+#else
+VFSFAST_NO_FUNCS(lookup_exec);
+#endif
+
+VFSFAST_OPTIMIZATION(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS,
+		     VFSFAST_UPSTREAM_LOOKUP_EXEC_INFO, auto,
+	.upstream = VFSFAST_UPSTREAM_LOOKUP_EXEC,
+	.lacks = VFSFAST_NO_LOOKUP_EXEC,
+	/* The shortcut stands in for these checks of stock's. */
+	.covers = VFSFAST_COVERS("generic_permission"),
+);

@@ -1,0 +1,78 @@
+# lookup_exec, the search permission of a directory without the layers of
+# inode_permission(): status everywhere (7.x has it upstream); where the
+# kernel lacks it, a differential of the calls that walk through
+# directories of every mode, owner and ACL, as every credential state
+# (permdiff, with the ext4 image's paths, whose ACLs no one has read), the
+# stock checks skipped and the LSM hook kept counted by kprobes, the
+# shortcut taken for root's own ext4 directories, and (fault-injection
+# build) the check that catches a shortcut that ignores the ACL.
+
+. /lab/lib.sh; in_group t_lookup_exec || return 0
+
+T=/sys/kernel/tracing
+o=lookup_exec
+load_time_opt $o || return 0 2>/dev/null || exit 0
+all=yes
+per_backend VFSFAST_TREE_DIFFS || all=no
+
+mkdir -p /tmp/le/a/b/c/d && : >/tmp/le/a/b/c/d/e
+ext4=$(head -n 12 /lab/ext4.list)
+
+# pd: the differential in a new /tmp/pd; prints its output.
+pd() {
+	rm -rf /tmp/pd && mkdir /tmp/pd
+	# shellcheck disable=SC2086
+	permdiff $VF/$o/enabled /tmp/pd $ext4 2>&1
+}
+
+h0=$(stat_of $o hits)
+out=$(pd)
+rc=$?
+dh=$(($(stat_of $o hits) - h0))
+t_checkv "$o: every walk through every directory mode, owner and ACL knob off vs on, as 9 credential states" \
+	"$(echo "$out" | grep -v ': calls=.* mismatches=0 ' | tail -n 4 | tr '\n' ' ')hits+$dh" \
+	[ $rc -eq 0 -a $dh -gt 0 ]
+note "$o: $(echo "$out" | grep '^permdiff root:')"
+
+# Stock's permission layers run no more for a walk through directories
+# everyone may search; every LSM's hook still runs once per directory.
+p=/tmp/le/a/b/c/d/e
+set_knob $o 0
+goff=$(kprobe_count generic_permission 'comm == "abloop"' abloop lstat 1000 $p)
+soff=$(kprobe_count security_inode_permission 'comm == "abloop"' abloop lstat 1000 $p)
+set_knob $o 1
+gon=$(kprobe_count generic_permission 'comm == "abloop"' abloop lstat 1000 $p)
+son=$(kprobe_count security_inode_permission 'comm == "abloop"' abloop lstat 1000 $p)
+set_knob $o 0
+t_checkv "$o: generic_permission() calls for 1000 lstats of a 5-component path: stock one per directory, none with the knob on" \
+	"off $goff, on $gon" [ "$goff" -ge 5000 -a "$gon" -lt 100 ]
+t_checkv "$o: security_inode_permission() calls for the same: as many knob off as on (the LSMs see every check)" \
+	"off $soff, on $son" [ "$soff" -ge 5000 -a "$soff" = "$son" ]
+
+# Root's own ext4 directories, whose ACLs no one asked for: the owner
+# test decides, as acl_permission_check()'s does.
+e=$(head -n 1 /lab/ext4.list)
+set_knob $o 1
+h0=$(stat_of $o hits)
+abloop lstat 100 "$e" >/dev/null
+dh=$(($(stat_of $o hits) - h0))
+set_knob $o 0
+t_checkv "$o: root's walks through root's ext4 directories take the shortcut (ACL never read)" \
+	"$e: hits+$dh" [ $dh -ge 200 ]
+unload_vfsfast
+
+# Fault-injection build: a shortcut that ignores the ACL must show as
+# differences (the users the ACL refuses walk through).
+if [ $all = yes ] && first_backend; then
+	P=/sys/module/vfsfast/parameters
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	echo 1 >$P/fi_lookup_exec_noacl
+	out=$(pd)
+	rc=$?
+	echo 0 >$P/fi_lookup_exec_noacl
+	caught=no
+	[ $rc = 1 ] && echo "$out" | grep -q '/acl-deny-user/' && caught=yes
+	t_checkv "$o: the differential catches a shortcut that ignores the ACL (fi_lookup_exec_noacl)" \
+		"rc=$rc; $(echo "$out" | grep acl- | head -n 2 | tr '\n' ' ')" [ $caught = yes ]
+	unload_vfsfast
+fi
