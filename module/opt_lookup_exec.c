@@ -27,12 +27,14 @@
  * and other alike (0111), and no ACL can have a say, the mode bits grant
  * the search whoever asks, so the answer is security_inode_permission()'s,
  * called with the same inode and mask.  "No ACL can have a say" is
- * upstream's no_acl_inode() (i_acl known absent), or !IS_POSIXACL(), or,
- * beyond upstream, the caller owning the directory on a mount that maps
- * no ids, where acl_permission_check() itself never looks at the ACL:
- * root walking root's directories on ext4, whose i_acl stays unknown
- * because nothing ever asks for it.  The shortcut holds for any caller of
- * inode_permission() with that mask on a directory, not only lookup's.
+ * upstream's no_acl_inode() (i_acl known absent), or !IS_POSIXACL().
+ * Beyond upstream, a caller who owns the directory, on a mount that maps
+ * no ids, is judged as acl_permission_check() judges the owner first: by
+ * the owner's search bit alone, without the ACL (root walking root's
+ * directories on ext4, whose i_acl stays unknown because nothing ever
+ * asks for it, or root's 0700 directories).  The shortcut holds for any
+ * caller of inode_permission() with that mask on a directory, not only
+ * lookup's.
  *
  * Exact under every LSM: each one's inode_permission hook (SELinux,
  * Smack, a BPF LSM program; AppArmor, Landlock, Yama, IMA and the
@@ -49,6 +51,8 @@
  */
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/path.h>
 #include <linux/security.h>
 #include <linux/uidgid.h>
 
@@ -56,7 +60,7 @@
 #include "lookup_exec.h"
 
 #define VFSFAST_LOOKUP_EXEC_TARGETS(T)					\
-	(T(inode_permission, inode_permission, 0, replace,		\
+	(T(inode_permission, inode_permission, 0, split,		\
 	   vfsfast_inode_permission)					\
 	 T(security_inode_permission, security_inode_permission, 0, call, \
 	   vfsfast_stock_security_inode_permission))
@@ -85,17 +89,29 @@ static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION
 	return vfsfast_stock_inode_permission VFSFAST_INODE_PERMISSION_ARGS;
 }
 
-static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
+/*
+ * Whether stock would grant the search by the mode bits alone: the owner
+ * (on a mount that maps no ids) by the owner's search bit, before any
+ * ACL is looked at; anyone else when all three search bits are set and
+ * no ACL can say otherwise.
+ */
+static __always_inline bool vfsfast_mode_grants VFSFAST_INODE_PERMISSION_PARAMS
 {
 	umode_t mode = READ_ONCE(inode->i_mode);
 
-	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC && S_ISDIR(mode) &&
-		   (mode & 0111) == 0111 &&
+	if (vfsfast_mount_maps_nothing() && uid_eq(current_fsuid(), inode->i_uid))
+		return mode & 0100;
+	return (mode & 0111) == 0111 &&
+	       (!IS_POSIXACL(inode) || vfsfast_acl_known_absent(inode) ||
+		vfsfast_fi_noacl());
+}
+
+static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
+{
+	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC &&
+		   S_ISDIR(READ_ONCE(inode->i_mode)) &&
 		   (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
-	    (!IS_POSIXACL(inode) || vfsfast_acl_known_absent(inode) ||
-	     vfsfast_fi_noacl() ||
-	     (vfsfast_mount_maps_nothing() &&
-	      uid_eq(current_fsuid(), inode->i_uid)))) {
+	    vfsfast_mode_grants VFSFAST_INODE_PERMISSION_ARGS) {
 		vfsfast_hit(lookup_exec);
 		return vfsfast_stock_security_inode_permission(inode, mask);
 	}
@@ -106,15 +122,60 @@ VFSFAST_TAIL_CALL(vfsfast_inode_permission_stock, vfsfast_stock_inode_permission
 VFSFAST_TAIL_CALL(vfsfast_inode_permission, vfsfast_stock_security_inode_permission);
 VFSFAST_TAIL_CALL(vfsfast_inode_permission, vfsfast_inode_permission_stock);
 
+/*
+ * Where GCC split inode_permission() (5.10: its head returns -EROFS for
+ * MAY_WRITE on a read-only filesystem and jumps to
+ * inode_permission.part.0 with its arguments unchanged, and the walk
+ * calls the part directly), the target is the part: it must answer as
+ * inode_permission() does, for the loading task's root directory with
+ * and without MAY_NOT_BLOCK.  Nothing is hooked yet.
+ */
+static int vfsfast_lookup_exec_setup(struct vfsfast_opt *opt)
+{
+	static const int masks[] = { MAY_EXEC, MAY_EXEC | MAY_NOT_BLOCK };
+	struct inode *inode;
+	struct path root;
+	int i, part, whole;
+
+	if (!opt->funcs[0].split)
+		return 0;
+	get_fs_root(current->fs, &root);
+	inode = d_inode(root.dentry);
+	for (i = 0; i < ARRAY_SIZE(masks); i++) {
+		part = vfsfast_stock_inode_permission
+			VFSFAST_INODE_PERMISSION_ARGS_OF(root.mnt, inode, masks[i]);
+		whole = inode_permission
+			VFSFAST_INODE_PERMISSION_ARGS_OF(root.mnt, inode, masks[i]);
+		if (part != whole)
+			break;
+	}
+	path_put(&root);
+	if (i < ARRAY_SIZE(masks)) {
+		vfsfast_unsupported(opt, "inode_permission.part.0 answers %d where inode_permission() answers %d",
+				    part, whole);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * At load, in the loading task, before anything is hooked: no unload can
+ * wait for it (the module is not live yet), whatever the root's
+ * filesystem makes a ->permission() wait for.
+ */
+VFSFAST_BOUNDED_CALL(vfsfast_lookup_exec_setup, vfsfast_stock_inode_permission);
+
 VFSFAST_FUNCS(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS);
 #else
 VFSFAST_NO_FUNCS(lookup_exec);
+#define vfsfast_lookup_exec_setup	NULL
 #endif
 
 VFSFAST_OPTIMIZATION(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS,
 		     VFSFAST_UPSTREAM_LOOKUP_EXEC_INFO, auto,
 	.upstream = VFSFAST_UPSTREAM_LOOKUP_EXEC,
 	.lacks = VFSFAST_NO_LOOKUP_EXEC,
+	.setup = vfsfast_lookup_exec_setup,
 	/* The shortcut stands in for these checks of stock's. */
 	.covers = VFSFAST_COVERS("generic_permission"),
 );

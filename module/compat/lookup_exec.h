@@ -34,7 +34,9 @@
 /*
  * inode_permission()'s parameter list and the arguments that pass it
  * on: "fn VFSFAST_INODE_PERMISSION_PARAMS" declares, "fn
- * VFSFAST_INODE_PERMISSION_ARGS" calls; vfsfast_mount_maps_nothing()
+ * VFSFAST_INODE_PERMISSION_ARGS" calls, "fn
+ * VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask)" calls for an inode
+ * seen through a vfsmount; vfsfast_mount_maps_nothing()
  * says, inside such a function, whether the mount's mapping is the
  * identity.
  */
@@ -42,15 +44,20 @@
 #define VFSFAST_INODE_PERMISSION_PARAMS	\
 	(struct mnt_idmap *idmap, struct inode *inode, int mask)
 #define VFSFAST_INODE_PERMISSION_ARGS	(idmap, inode, mask)
+#define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask) \
+	(mnt_idmap(mnt), inode, mask)
 #define vfsfast_mount_maps_nothing()	(idmap == &nop_mnt_idmap)
 #elif defined(VFSFAST_HAVE_INODE_PERMISSION_USERNS)
 #define VFSFAST_INODE_PERMISSION_PARAMS	\
 	(struct user_namespace *mnt_userns, struct inode *inode, int mask)
 #define VFSFAST_INODE_PERMISSION_ARGS	(mnt_userns, inode, mask)
+#define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask) \
+	(mnt_user_ns(mnt), inode, mask)
 #define vfsfast_mount_maps_nothing()	(mnt_userns == &init_user_ns)
 #else
 #define VFSFAST_INODE_PERMISSION_PARAMS	(struct inode *inode, int mask)
 #define VFSFAST_INODE_PERMISSION_ARGS	(inode, mask)
+#define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask)	(inode, mask)
 #define vfsfast_mount_maps_nothing()	true
 #endif
 

@@ -48,6 +48,8 @@ PROGRAMS = [
     ("du-usr", "`du -s /usr`", "du -s /usr", 1),
     ("ls-lR-doc", "`ls -lR /usr/share/doc`", "ls -lR /usr/share/doc", 1),
     ("tar-doc", "`tar -cf /dev/null /usr/share/doc`", "tar -cf /dev/null /usr/share/doc", 1),
+    ("git-status", "`git status` in a work tree of 2,000 files in 40 directories (tmpfs)",
+     f"git -C {FARM}/repo status --porcelain", 2),
     ("realpath", f"`realpath -e` of a chain of {CHAIN_LINKS} absolute links, "
      "each 12 directories deep (tmpfs)", f"realpath -e {CHAIN}/l{CHAIN_LINKS}", 20),
     # The short programs shell scripts and build systems run thousands of
@@ -72,6 +74,13 @@ BEFORE = {
     "lsof": f"inroot /bin/sh -c 'tail -q -f $(seq 0 99 | sed \"s|^|{FARM}/targets/file-|\") "
             f">/dev/null 2>&1 & echo $! >{FARM}/busy.pid'; sleep 1; "
             f"echo \"real: lsof of $(cat $R{FARM}/busy.pid), $(ls $R/proc/$(cat $R{FARM}/busy.pid)/fd | wc -l) descriptors\"",
+    # Made by the release's own git, once: its index then holds every
+    # file, and status stats each of them.
+    "git-status": f"inroot /bin/sh -ec '[ -d {FARM}/repo/.git ] || {{ mkdir -p {FARM}/repo && "
+                  f"cd {FARM}/repo && git init -q && for d in $(seq 0 39); do mkdir d$d && "
+                  f"(cd d$d && seq 0 49 | sed \"s/^/f-/\" | xargs touch); done && git add . && "
+                  f"git -c user.name=lab -c user.email=lab@lab commit -qm tree; }}; "
+                  f"echo \"real: git work tree of $(git -C {FARM}/repo ls-files | wc -l) files\"'",
     "ps-500": "i=0; while [ $i -lt 500 ]; do sleep 100000 & i=$((i + 1)); done; "
               "echo \"real: $(ls -d /proc/[0-9]* | wc -l) processes\"",
 }

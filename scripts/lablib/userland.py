@@ -29,7 +29,7 @@ from . import build, debian, util
 
 # What the measured programs come from (the release's own builds).
 PACKAGES = ["util-linux", "udev", "procps", "findutils", "coreutils", "systemd",
-            "python3-minimal", "gcc", "libc6-dev", "lsof"]
+            "python3-minimal", "gcc", "libc6-dev", "lsof", "git"]
 # A second, smaller image for the suite's t_fleet: what a fleet host runs
 # `vfsfast metrics` with (the release's sh, awk and coreutils, among the
 # essential and required packages), node_exporter, which serves the file

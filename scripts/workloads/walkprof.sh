@@ -1,75 +1,51 @@
-# Where a path walk's instructions go, per function: a guest script for
+# Which functions a path walk calls for each component: a guest script for
 #
 #   scripts/vfsfast-lab run --icount --kernels "6.12 7.2" scripts/workloads/walkprof.sh
 #
-# With -icount shift=0 a guest nanosecond is one instruction, so the
-# function_graph tracer's durations count instructions.  Each function's
-# figure is inclusive (its callees' counted in) and includes the tracer's
-# own cost for every traced call inside it: the same on every kernel, so
-# the rows compare across kernels, not with the bench's figures.  What
-# it profiles: lstat() of a 5-component tmpfs path (/tmp/wp/a/b/c/f) and
-# of a 9-component one, 200 calls each after 200 unprofiled ones; the
-# knobs given in WALKPROF_KNOBS (default: every optimization the module
-# enables by default, so the walk of the product as it ships) are on.
-# Output: one "walkprof:" line per function and path, calls per lstat()
-# and instructions per call, for the functions the walk calls at depth 2
-# to 4 below the system call.
+# The function tracer records every kernel function that abloop's
+# lstat() calls (glibc's lstat() is fstatat(AT_FDCWD, path, buf,
+# AT_SYMLINK_NOFOLLOW)) for a 5-component and a 9-component tmpfs path,
+# 100 calls each after 100 untraced ones; a function's calls per
+# component are the difference between the two, divided by 4.  First
+# stock (the module loaded with enable=none), then with what the module
+# enables by default (enable=auto).  What each call costs is the bench's
+# business (instructions per lstat() of each path, without a tracer);
+# this says where they go: a kernel whose walk calls fewer functions per
+# component spends fewer instructions on calls, returns and the ftrace
+# nops at every function's entry.
+#
+# Output: "walkprof: <kernel> <enable=> <function> <per component>
+# <per lstat-5>", the functions called at least once per component,
+# then a "walkprof: ... total" line.
 
-K=${WALKPROF_KNOBS:-auto}
-insmod /lab/vfsfast.ko enable=$K 2>/dev/null || echo "walkprof: module not loaded: stock"
 T=/sys/kernel/tracing
 mkdir -p /tmp/wp/a/b/c/d/e/f/g && : >/tmp/wp/a/b/c/f && : >/tmp/wp/a/b/c/d/e/f/g/f
-sys=__x64_sys_newlstat
-grep -q " $sys\$" /proc/kallsyms || { echo "walkprof: no $sys"; exit 1; }
-sleep 2
+N=100
+echo 16384 >$T/buffer_size_kb
 
-prof() { # label path
-	/lab/bin/abloop lstat 200 "$2" >/dev/null
+count() { # path: prints "function calls-per-lstat" lines
+	/lab/bin/abloop lstat $N "$1" >/dev/null
 	echo 0 >$T/tracing_on
-	echo function_graph >$T/current_tracer
-	echo $sys >$T/set_graph_function
-	echo 5 >$T/max_graph_depth
-	echo 1 >$T/options/funcgraph-tail 2>/dev/null
+	echo function >$T/current_tracer
+	echo 1 >$T/options/function-fork 2>/dev/null
+	echo $$ >$T/set_ftrace_pid
 	echo >$T/trace
 	echo 1 >$T/tracing_on
-	/lab/bin/abloop lstat 200 "$2" >/dev/null
+	/lab/bin/abloop lstat $N "$1" >/dev/null
 	echo 0 >$T/tracing_on
-	# Lines: " 0)   1.234 us    |      } /* name */" or "...|   name();"
-	awk -v label="$1" -v kern="$(uname -r)" '
-		/\|/ {
-			split($0, half, "|")
-			body = half[2]
-			if (match(half[1], /[0-9.]+ us/) == 0)
-				next
-			us = substr(half[1], RSTART, RLENGTH - 3)
-			depth = (match(body, /[^ ]/) - 3) / 2
-			name = body
-			if (body ~ /\/\*/) {
-				sub(/.*\/\* /, "", name)
-				sub(/ \*\/.*/, "", name)
-			} else {
-				sub(/^ */, "", name)
-				sub(/\(\);.*/, "", name)
-			}
-			if (name == "__x64_sys_newlstat")
-				calls++
-			key = depth " " name
-			n[key]++
-			t[key] += us * 1000
-		}
-		END {
-			for (k in n) {
-				split(k, p, " ")
-				if (p[1] < 1 || p[1] > 3 || !calls)
-					continue
-				printf "walkprof: %s %s depth %d %-32s calls/lstat %5.2f instr/call %7.0f\n",
-				       kern, label, p[1] + 1, p[2], n[k] / calls, t[k] / n[k]
-			}
-			printf "walkprof: %s %s lstat calls %d\n", kern, label, calls
-		}' $T/trace | sort -k5,5n -k6
+	echo >$T/set_ftrace_pid
 	echo nop >$T/current_tracer
-	echo >$T/set_graph_function
+	# Lines: "  abloop-123  [000] .....  12.345678: func <-caller"
+	awk -v n=$N '$1 ~ /^abloop-/ && $5 != "" { c[$5]++ } END { for (f in c) printf "%s %.2f\n", f, c[f] / n / 2 }' $T/trace
 }
 
-prof lstat-5 /tmp/wp/a/b/c/f
-prof lstat-9 /tmp/wp/a/b/c/d/e/f/g/f
+for K in none auto; do
+	insmod /lab/vfsfast.ko enable=$K || exit 1
+	sleep 1
+	count /tmp/wp/a/b/c/f | sort >/tmp/wp5
+	count /tmp/wp/a/b/c/d/e/f/g/f | sort >/tmp/wp9
+	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 /tmp/wp5 /tmp/wp9 |
+		awk -v kern="$(uname -r)" -v k=$K '{ d = ($3 - $2) / 4; if (d >= 0.5) { printf "walkprof: %s %s %-36s %5.2f %6.2f\n", kern, k, $1, d, $2; t += d } }
+			END { printf "walkprof: %s %s total calls per component %.2f\n", kern, k, t }' | sort -k5,5nr
+	rmmod vfsfast
+done
