@@ -42,10 +42,20 @@ count() { # path: prints "function calls-per-lstat" lines
 for K in none auto; do
 	insmod /lab/vfsfast.ko enable=$K || exit 1
 	sleep 1
-	count /tmp/wp/a/b/c/f | sort >/tmp/wp5
-	count /tmp/wp/a/b/c/d/e/f/g/f | sort >/tmp/wp9
-	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 /tmp/wp5 /tmp/wp9 |
-		awk -v kern="$(uname -r)" -v k=$K '{ d = ($3 - $2) / 4; if (d >= 0.5) { printf "walkprof: %s %s %-36s %5.2f %6.2f\n", kern, k, $1, d, $2; t += d } }
-			END { printf "walkprof: %s %s total calls per component %.2f\n", kern, k, t }' | sort -k5,5nr
+	count /tmp/wp/a/b/c/f >/tmp/wp5
+	count /tmp/wp/a/b/c/d/e/f/g/f >/tmp/wp9
+	awk -v kern="$(uname -r)" -v k=$K '
+		FNR == NR { a[$1] = $2; next }
+		{ b[$1] = $2 }
+		END {
+			for (f in b) {
+				d = (b[f] - a[f]) / 4
+				if (d >= 0.5) {
+					printf "walkprof: %s %s %-36s %5.2f %6.2f\n", kern, k, f, d, a[f]
+					t += d
+				}
+			}
+			printf "walkprof: %s %s total calls per component %.2f\n", kern, k, t
+		}' /tmp/wp5 /tmp/wp9 | sort -k5,5nr
 	rmmod vfsfast
 done
