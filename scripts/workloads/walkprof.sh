@@ -2,7 +2,8 @@
 #
 #   scripts/vfsfast-lab run --icount --kernels "6.12 7.2" scripts/workloads/walkprof.sh
 #
-# The function tracer records every kernel function that abloop's
+# The function tracer records every kernel function (of every task: the
+# guest is otherwise idle, and the count keeps abloop's) that abloop's
 # lstat() calls (glibc's lstat() is fstatat(AT_FDCWD, path, buf,
 # AT_SYMLINK_NOFOLLOW)) for a 5-component and a 9-component tmpfs path,
 # 100 calls each after 100 untraced ones; a function's calls per
@@ -27,16 +28,14 @@ count() { # path: prints "function calls-per-lstat" lines
 	/lab/bin/abloop lstat $N "$1" >/dev/null
 	echo 0 >$T/tracing_on
 	echo function >$T/current_tracer
-	echo 1 >$T/options/function-fork 2>/dev/null
-	echo $$ >$T/set_ftrace_pid
 	echo >$T/trace
 	echo 1 >$T/tracing_on
 	/lab/bin/abloop lstat $N "$1" >/dev/null
 	echo 0 >$T/tracing_on
-	echo >$T/set_ftrace_pid
-	echo nop >$T/current_tracer
 	# Lines: "  abloop-123  [000] .....  12.345678: func <-caller"
 	awk -v n=$N '$1 ~ /^abloop-/ && $5 != "" { c[$5]++ } END { for (f in c) printf "%s %.2f\n", f, c[f] / n / 2 }' $T/trace
+	# (A change of tracer empties the buffer: only after the count.)
+	echo nop >$T/current_tracer
 }
 
 for K in none auto; do
