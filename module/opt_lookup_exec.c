@@ -93,13 +93,12 @@ static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION
  * Whether stock would grant the search by the mode bits alone: the owner
  * (on a mount that maps no ids) by the owner's search bit, before any
  * ACL is looked at; anyone else when all three search bits are set and
- * no ACL can say otherwise.
+ * no ACL can say otherwise.  mode is the caller's one read of i_mode.
  */
-static __always_inline bool vfsfast_mode_grants VFSFAST_INODE_PERMISSION_PARAMS
+static __always_inline bool vfsfast_mode_grants(struct inode *inode, umode_t mode,
+						bool unmapped)
 {
-	umode_t mode = READ_ONCE(inode->i_mode);
-
-	if (vfsfast_mount_maps_nothing() && uid_eq(current_fsuid(), inode->i_uid))
+	if (unmapped && uid_eq(current_fsuid(), inode->i_uid))
 		return mode & 0100;
 	return (mode & 0111) == 0111 &&
 	       (!IS_POSIXACL(inode) || vfsfast_acl_known_absent(inode) ||
@@ -108,10 +107,11 @@ static __always_inline bool vfsfast_mode_grants VFSFAST_INODE_PERMISSION_PARAMS
 
 static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
 {
-	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC &&
-		   S_ISDIR(READ_ONCE(inode->i_mode)) &&
+	umode_t mode = READ_ONCE(inode->i_mode);
+
+	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC && S_ISDIR(mode) &&
 		   (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
-	    vfsfast_mode_grants VFSFAST_INODE_PERMISSION_ARGS) {
+	    vfsfast_mode_grants(inode, mode, vfsfast_mount_maps_nothing())) {
 		vfsfast_hit(lookup_exec);
 		return vfsfast_stock_security_inode_permission(inode, mask);
 	}

@@ -208,6 +208,32 @@ def chroot_programs(kernel, programs):
     return files
 
 
+def package_programs(kernel, package, programs):
+    """{guest path: host path} for programs of a release's package that
+    the chroot does not install (apparmor's postinst would load profiles
+    into the host's kernel): the package is downloaded once into the
+    chroot and unpacked under /opt/vfsfast/<package>, unconfigured, and
+    each program is found there under /usr/sbin or /sbin (bullseye's
+    apparmor keeps /sbin).  Libraries as chroot_programs()."""
+    root = kernel.chroot_dir
+    unpacked = f"/opt/vfsfast/{package}"
+    if not os.path.isdir(os.path.join(root, unpacked.lstrip("/"))):
+        in_chroot(root, f"rm -rf {unpacked}.tmp && mkdir -p {unpacked}.tmp && cd {unpacked}.tmp && "
+                  f"apt-get -q download {package} >/dev/null 2>&1 && "
+                  f"dpkg-deb -x {package}_*.deb . && rm -f {package}_*.deb && "
+                  f"mv {unpacked}.tmp {unpacked}")
+    files = {}
+    for prog in programs:
+        name = os.path.basename(prog)
+        found = [d for d in ("usr/sbin", "sbin", "usr/bin", "bin")
+                 if os.path.isfile(os.path.join(root, unpacked.lstrip("/"), d, name))]
+        if not found:
+            util.die(f"{package} of {kernel.release} has no {name}")
+        files.update(chroot_programs(kernel, [f"{unpacked}/{found[0]}/{name}"]))
+        files[prog] = files.pop(f"{unpacked}/{found[0]}/{name}")
+    return files
+
+
 def _in_root(root, path):
     """Host path of the file @path names inside chroot @root, following
     symbolic links as the chroot would."""

@@ -2,10 +2,11 @@
 # inode_permission(): status everywhere (7.x has it upstream); where the
 # kernel lacks it, a differential of the calls that walk through
 # directories of every mode, owner and ACL, as every credential state
-# (permdiff, with the ext4 image's paths, whose ACLs no one has read), the
-# stock checks skipped and the LSM hook kept counted by kprobes, the
-# shortcut taken for root's own ext4 directories, and (fault-injection
-# build) the check that catches a shortcut that ignores the ACL.
+# (permdiff, with the ext4 image's paths, whose ACLs no one has read, and
+# through an idmapped mount of ext4), the stock checks skipped and the LSM
+# hook kept counted by kprobes, the shortcut taken for root's own ext4
+# directories, and (fault-injection build) the check that catches a
+# shortcut that ignores the ACL.
 
 . /lab/lib.sh; in_group t_lookup_exec || return 0
 
@@ -33,6 +34,35 @@ t_checkv "$o: every walk through every directory mode, owner and ACL knob off vs
 	"$(echo "$out" | grep -v ': calls=.* mismatches=0 ' | tail -n 4 | tr '\n' ' ')hits+$dh" \
 	[ $rc -eq 0 -a $dh -gt 0 ]
 note "$o: $(echo "$out" | grep '^permdiff root:')"
+
+# An idmapped mount of ext4 (5.12 and later), ids 1000 and 1001 swapped:
+# the owner shortcut steps aside on a mount that maps ids, the ACL
+# entries are read through the mapping; every walk through it as every
+# credential state.  On the first backend of a ci run only.
+if [ $all = yes ]; then
+	mkdir -p /tmp/le/img /tmp/le/idm
+	if gunzip -c /lab/evdiff-ext4.img.gz >/tmp/le/ext4.img &&
+	   mount -t ext4 -o loop /tmp/le/ext4.img /tmp/le/img; then
+		mkdir /tmp/le/img/pd
+		h0=$(stat_of $o hits)
+		out=$(permdiff -I /tmp/le/idm $VF/$o/enabled /tmp/le/img/pd 2>&1)
+		rc=$?
+		dh=$(($(stat_of $o hits) - h0))
+		umount /tmp/le/idm 2>/dev/null
+		umount /tmp/le/img
+		if [ $rc = 3 ] && ! grep -q ' __x64_sys_mount_setattr$' /proc/kallsyms; then
+			note "$o: $(echo "$out" | tail -n 1) (no mount_setattr() before 5.12)"
+		else
+			t_checkv "$o: every walk through an idmapped mount of ext4 knob off vs on, as 9 credential states" \
+				"rc=$rc; $(echo "$out" | grep -v ': calls=.* mismatches=0 ' | tail -n 4 | tr '\n' ' ')hits+$dh" \
+				[ $rc -eq 0 -a $dh -gt 0 ]
+		fi
+	else
+		t_fail "$o: every walk through an idmapped mount of ext4 knob off vs on, as 9 credential states" \
+			"the ext4 image would not mount"
+	fi
+	rm -f /tmp/le/ext4.img
+fi
 
 # Stock's permission layers run no more for a walk through directories
 # everyone may search; every LSM's hook still runs once per directory.

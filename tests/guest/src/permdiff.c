@@ -5,7 +5,7 @@
  * directories of every mode, owner and ACL, made as every credential
  * state, knob off vs on.
  *
- * usage: permdiff KNOBFILE DIR [PATH...]
+ * usage: permdiff [-I MAPDIR] KNOBFILE DIR [PATH...]
  *
  * As root, DIR gets one directory per case below, each holding a file f
  * (0644), a directory s (0755) and s/f.  The cases: modes that grant the
@@ -28,6 +28,13 @@
  * fields: mode, inode, links, owner, size) of B is wrong when it equals
  * neither A's nor A''s.
  *
+ * With -I, the calls walk the cases through MAPDIR, an idmapped bind mount
+ * of DIR (mount_setattr(MOUNT_ATTR_IDMAP)) that swaps USER and USER + 1
+ * and maps every other id to itself: the user's directories are then
+ * other's, the ACL entries naming USER name USER + 1, and nobody is the
+ * owner by the unmapped ids.  Exit 3 where the kernel or DIR's
+ * filesystem has no idmapped mounts (ENOSYS, EINVAL).
+ *
  * Output: one line per wrong record, then
  *   permdiff: calls=C mismatches=M unsettled=U
  * Exit 0 iff M == 0, 1 on mismatch or setup error, 2 on usage error.
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -127,6 +135,21 @@ static const struct kase cases[] = {
 	{ "acl-default", 0755, 0, 0, NULL, &deny_user },
 };
 
+#ifndef SYS_open_tree
+#define SYS_open_tree		428
+#define SYS_move_mount		429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr	442
+#endif
+#define VF_OPEN_TREE_CLONE	1
+#define VF_MOVE_MOUNT_F_EMPTY_PATH 0x4
+#define VF_MOUNT_ATTR_IDMAP	0x100000
+
+struct vf_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
 struct rec {
 	char what[96];
 	long ret;
@@ -203,6 +226,71 @@ static void make_case(const struct kase *k)
 		die(p);
 	if (k->access)
 		set_acl(p, "system.posix_acl_access", k->access);
+}
+
+/*
+ * An idmapped bind mount of dir at mapdir, by the mapping of a user
+ * namespace that a child holds while its maps are written.
+ */
+static int map_mount(const char *mapdir)
+{
+	static const char map[] = "0 0 1000\n1000 1001 1\n1001 1000 1\n1002 1002 100000\n";
+	struct vf_mount_attr attr = { .attr_set = VF_MOUNT_ATTR_IDMAP };
+	int sync[2], tree, ns, i, err;
+	char p[64], c;
+	pid_t pid;
+
+	if (pipe(sync))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(sync[1]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		(void)!read(sync[0], &c, 1);
+		_exit(0);
+	}
+	close(sync[0]);
+	snprintf(p, sizeof(p), "/proc/%d/ns/user", pid);
+	for (i = 0; i < 1000; i++) {	/* until the child has unshared */
+		struct stat a, b;
+
+		if (!stat(p, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino)
+			break;
+		usleep(1000);
+	}
+	for (i = 0; i < 2; i++) {
+		int fd;
+
+		snprintf(p, sizeof(p), "/proc/%d/%s", pid, i ? "gid_map" : "uid_map");
+		fd = open(p, O_WRONLY);
+		if (fd < 0 || write(fd, map, sizeof(map) - 1) != sizeof(map) - 1)
+			die(p);
+		close(fd);
+	}
+	snprintf(p, sizeof(p), "/proc/%d/ns/user", pid);
+	ns = open(p, O_RDONLY);
+	if (ns < 0)
+		die(p);
+	close(sync[1]);
+	waitpid(pid, NULL, 0);
+	attr.userns_fd = ns;
+	tree = syscall(SYS_open_tree, AT_FDCWD, dir, VF_OPEN_TREE_CLONE | O_CLOEXEC);
+	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr))) {
+		err = errno;
+		if (err == ENOSYS || err == EINVAL) {
+			printf("permdiff: no idmapped mount of %s here: %s\n", dir, strerror(err));
+			return 3;
+		}
+		die("idmapped mount");
+	}
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, mapdir, VF_MOVE_MOUNT_F_EMPTY_PATH))
+		die(mapdir);
+	close(tree);
+	close(ns);
+	return 0;
 }
 
 static void stat_call(const char *what, const char *path, int follow)
@@ -320,10 +408,16 @@ int main(int argc, char **argv)
 		"root", "user", "other", "group", "userns", "capdrop", "capdrop-all",
 		"fsuid", "keepcaps",
 	};
+	const char *mapdir = NULL;
 	int knob, i, total = 0, bad = 0, status;
 
+	if (argc > 2 && !strcmp(argv[1], "-I")) {
+		mapdir = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: permdiff KNOBFILE DIR [PATH...]\n");
+		fprintf(stderr, "usage: permdiff [-I MAPDIR] KNOBFILE DIR [PATH...]\n");
 		return 2;
 	}
 	knob = open(argv[1], O_WRONLY);
@@ -334,6 +428,12 @@ int main(int argc, char **argv)
 		die(dir);
 	for (i = 0; i < (int)ARRAY_SIZE(cases); i++)
 		make_case(&cases[i]);
+	if (mapdir) {
+		i = map_mount(mapdir);
+		if (i)
+			return i;
+		snprintf(dir, sizeof(dir), "%s", mapdir);
+	}
 	for (i = 0; i < NPASS; i++) {
 		recs[i] = calloc(CALLS_MAX, sizeof(struct rec));
 		if (!recs[i])
