@@ -74,13 +74,18 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_LOOKUP_EXEC_TARGETS);
 /*
  * fi_lookup_exec_noacl=1 lets the shortcut through whatever the ACL
  * says, the bug t_lookup_exec's differential must catch (a user the ACL
- * refuses walks through).
+ * refuses walks through).  fi_lookup_exec_idmap=1 takes every mount for
+ * one that maps no ids, so the owner is judged by the unmapped i_uid,
+ * the bug its idmapped-mount differential must catch.
  */
-static bool fi_lookup_exec_noacl;
+static bool fi_lookup_exec_noacl, fi_lookup_exec_idmap;
 module_param(fi_lookup_exec_noacl, bool, 0644);
+module_param(fi_lookup_exec_idmap, bool, 0644);
 #define vfsfast_fi_noacl()	READ_ONCE(fi_lookup_exec_noacl)
+#define vfsfast_fi_idmap()	READ_ONCE(fi_lookup_exec_idmap)
 #else
 #define vfsfast_fi_noacl()	false
+#define vfsfast_fi_idmap()	false
 #endif
 
 static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_PARAMS
@@ -111,7 +116,8 @@ static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
 
 	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC && S_ISDIR(mode) &&
 		   (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
-	    vfsfast_mode_grants(inode, mode, vfsfast_mount_maps_nothing())) {
+	    vfsfast_mode_grants(inode, mode,
+				vfsfast_mount_maps_nothing() || vfsfast_fi_idmap())) {
 		vfsfast_hit(lookup_exec);
 		return vfsfast_stock_security_inode_permission(inode, mask);
 	}
