@@ -14,7 +14,7 @@ import subprocess
 
 from . import ab, build, deb, debian, guest, opts, style, userland, util
 
-GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_apparmor", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
+GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_lsm", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
                "t_unload", "t_stress", "t_ab"]
 # Groups whose subject is what a replacement answers, the same code
@@ -24,7 +24,7 @@ GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc"
 # it is 0 (ci).  Every other group runs on every backend: the hook's own
 # (load, unload, toggles under stress, conflicts, livepatch, BPF, faults)
 # and the differentials of the other optimizations (t_readlink, t_calls,
-# t_proc, t_getname, t_lookup_exec, t_apparmor, t_close, t_fsnotify); the
+# t_proc, t_getname, t_lookup_exec, t_lsm, t_close, t_fsnotify); the
 # kernfs and proc_cgroup answers are checked there under the toggle storm
 # (the checker's sysfs paths, abloop's /proc/self/cgroup reads).
 FIRST_BACKEND_GROUPS = ["t_input", "t_cgroup", "t_evdiff", "t_kernfs", "t_kernfs_rcu"]
@@ -350,7 +350,7 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
                  f"backends {' '.join(backends)}")
     extra = build.test_modules(kernel) if test_modules else {}
     extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
-    if "t_apparmor" in tests:
+    if "t_lsm" in tests:
         extra.update(debian.package_programs(kernel, "apparmor", ["/usr/sbin/apparmor_parser"]))
     for run in guest_runs(tests, only, backends, env):
         files = dict(disk=disk, extra_files=extra) if run.with_files else {}

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aaprobe: the path-taking calls an AppArmor profile mediates, and the
- * ones it does not, made once on each PATH, one record per call, so that
- * t_apparmor can run it confined with the knobs off, on and off again and
- * compare what the profile allowed and denied.
+ * aaprobe: the path-taking calls that AppArmor and Landlock mediate, and
+ * the ones they do not, made once on each PATH, one record per call, so
+ * that t_lsm can run it confined with the knobs off, on and off again and
+ * compare what the LSM allowed and denied.
  *
- * usage: aaprobe PATH...
+ * usage: aaprobe [-w DIR]... [-r DIR]... PATH...
+ *
+ * With -w or -r, aaprobe first restricts itself with a Landlock ruleset
+ * (ABI 1's file-system rights, all handled): every right beneath each -w
+ * DIR, reading, listing and executing beneath each -r DIR, nothing
+ * elsewhere.  Exit 3 where the kernel has no Landlock (ENOSYS,
+ * EOPNOTSUPP).
  *
  * For each PATH: lstat, stat, access(F_OK), access(X_OK), open
  * O_RDONLY, open O_WRONLY, open O_RDONLY|O_DIRECTORY, open O_PATH,
@@ -13,7 +19,8 @@
  * unlink of PATH/c, rename of PATH/c to PATH/r and back.
  *
  * Output: "PATH CALL RET ERRNO [MODE INODE]" per call, the stat fields
- * where the call succeeded.  Exit 0, or 2 on a usage error.
+ * where the call succeeded.  Exit 0, 1 if the ruleset cannot be made, 2
+ * on a usage error, 3 without Landlock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +28,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -96,12 +106,62 @@ static void probe(const char *p, int cwd)
 	REC("unlink", unlink(sub));
 }
 
+/* Landlock's ABI 1 (linux/landlock.h), which the host's headers may lack. */
+#define LL_CREATE_RULESET	444
+#define LL_ADD_RULE		445
+#define LL_RESTRICT_SELF	446
+#define LL_RULE_PATH_BENEATH	1
+#define LL_ACCESS_ALL		0x1fffULL	/* EXECUTE .. MAKE_SYM */
+#define LL_ACCESS_READ		0xdULL		/* EXECUTE, READ_FILE, READ_DIR */
+
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+static int landlock(int argc, char **argv, int *first)
+{
+	uint64_t handled = LL_ACCESS_ALL;
+	int ruleset, i;
+
+	ruleset = syscall(LL_CREATE_RULESET, &handled, sizeof(handled), 0);
+	if (ruleset < 0) {
+		fprintf(stderr, "aaprobe: landlock: %s\n", strerror(errno));
+		return errno == ENOSYS || errno == EOPNOTSUPP ? 3 : 1;
+	}
+	for (i = 1; i + 1 < argc && (!strcmp(argv[i], "-w") || !strcmp(argv[i], "-r")); i += 2) {
+		struct ll_path_beneath rule = {
+			.allowed_access = argv[i][1] == 'w' ? LL_ACCESS_ALL : LL_ACCESS_READ,
+			.parent_fd = open(argv[i + 1], O_PATH | O_DIRECTORY),
+		};
+
+		if (rule.parent_fd < 0 ||
+		    syscall(LL_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &rule, 0)) {
+			fprintf(stderr, "aaprobe: %s: %s\n", argv[i + 1], strerror(errno));
+			return 1;
+		}
+		close(rule.parent_fd);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(LL_RESTRICT_SELF, ruleset, 0)) {
+		fprintf(stderr, "aaprobe: landlock_restrict_self: %s\n", strerror(errno));
+		return 1;
+	}
+	close(ruleset);
+	*first = i;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int cwd, i;
+	int cwd, i = 1, r;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: aaprobe PATH...\n");
+	if (argc > 1 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-r"))) {
+		r = landlock(argc, argv, &i);
+		if (r)
+			return r;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: aaprobe [-w DIR]... [-r DIR]... PATH...\n");
 		return 2;
 	}
 	cwd = open(".", O_PATH | O_DIRECTORY);
@@ -109,7 +169,7 @@ int main(int argc, char **argv)
 		perror("aaprobe: .");
 		return 2;
 	}
-	for (i = 1; i < argc; i++)
+	for (; i < argc; i++)
 		probe(argv[i], cwd);
 	return 0;
 }

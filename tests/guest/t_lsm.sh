@@ -1,0 +1,158 @@
+# The LSMs that Debian enables and that decide on paths, over the path
+# names and walks of getname and lookup_exec.  AppArmor (Debian's
+# default): a profile with path rules (a tree it allows, one it denies
+# with a symbolic link into it, one it allows read-only, a directory the
+# walk crosses without a rule) loaded in enforce mode by the release's
+# own apparmor_parser, confining aaprobe.  Landlock (5.13 and later):
+# aaprobe restricts itself with a ruleset of the same shape.  Either way
+# aaprobe's records with the knobs off, on and off again must agree (a
+# record of the pass with the knobs on is wrong when it equals neither
+# pass with them off), as root and as a user, and the rules must be
+# enforced: what they deny is refused to the confined aaprobe and granted
+# to an unconfined one.  Where the kernel has both optimizations upstream
+# there is nothing to compare.
+
+. /lab/lib.sh; in_group t_lsm || return 0
+
+load_vfsfast enable=none
+KNOBS=
+for o in getname lookup_exec; do
+	[ -e $VF/$o ] && ! grep -q '^unsupported' $VF/$o/status && KNOBS="$KNOBS $o"
+done
+if [ -z "$KNOBS" ]; then
+	note "lsm: getname and lookup_exec are upstream here; nothing to compare"
+	unload_vfsfast
+	return 0 2>/dev/null || exit 0
+fi
+note "lsm: knobs compared:$KNOBS"
+
+# The tree, owned by root; the user may write where the rules allow it.
+rm -rf /tmp/aa && mkdir -p /tmp/aa/allow/d/e /tmp/aa/deny/d /tmp/aa/ro/d /tmp/aa/walk/in
+for d in allow allow/d allow/d/e deny deny/d ro ro/d walk/in; do : >/tmp/aa/$d/f; done
+ln -s ../deny/f /tmp/aa/allow/to-deny
+ln -s d/f /tmp/aa/allow/to-d
+chmod 0777 /tmp/aa/allow /tmp/aa/allow/d /tmp/aa/walk/in
+paths="/tmp/aa /tmp/aa/allow /tmp/aa/allow/f /tmp/aa/allow/d /tmp/aa/allow/d/e/f
+/tmp/aa/allow/to-deny /tmp/aa/allow/to-d /tmp/aa/allow/missing /tmp/aa/allow/d/e/missing/x
+/tmp/aa/deny /tmp/aa/deny/f /tmp/aa/deny/d /tmp/aa/deny/d/f /tmp/aa/deny/missing
+/tmp/aa/ro /tmp/aa/ro/f /tmp/aa/ro/d/f /tmp/aa/walk /tmp/aa/walk/in /tmp/aa/walk/in/f
+/tmp/aa/walk/../allow/d/./e/f //tmp//aa//allow//f /tmp/aa/ro/f/"
+
+# probe FILE VALUE CMD...: CMD's records for $paths into FILE, run from /,
+# with every compared knob at VALUE (set as root); the pass's hits go to
+# FILE.hits.
+probe() {
+	_f=$1 _v=$2
+	shift 2
+	for k in $KNOBS; do set_knob $k "$_v"; done
+	_h0=0
+	for k in $KNOBS; do _h0=$((_h0 + $(stat_of $k hits))); done
+	# shellcheck disable=SC2086
+	(cd / && "$@" $paths) >"$_f"
+	_h1=0
+	for k in $KNOBS; do _h1=$((_h1 + $(stat_of $k hits))); done
+	echo $((_h1 - _h0)) >"$_f.hits"
+	for k in $KNOBS; do set_knob $k 0; done
+}
+
+# lsm_diff LSM CMD...: CMD (aaprobe confined by LSM) as root, then as a
+# user (runas: uid and gid 1000, no capabilities), knobs 0, 1, 0; the
+# records go to /tmp/LSM.WHO.[abc].
+lsm_diff() {
+	_l=$1
+	shift
+	for who in root user; do
+		run=
+		[ $who = user ] && run="runas 1000"
+		for p in a:0 b:1 c:0; do
+			# shellcheck disable=SC2086
+			probe /tmp/$_l.$who.${p%:*} ${p#*:} $run "$@"
+		done
+		# A record with the knobs on is wrong when it equals neither off pass.
+		bad=$(awk 'FILENAME == ARGV[1] { a[FNR] = $0; na = FNR; next }
+			   FILENAME == ARGV[2] { c[FNR] = $0; next }
+			   $0 != a[FNR] && $0 != c[FNR] { if (++bad <= 3) printf " %s (off: %s);", $0, a[FNR] }
+			   END { if (FNR != na) printf " %d records on, %d off;", FNR, na
+				 print ""; print bad + (FNR != na) }' \
+			/tmp/$_l.$who.a /tmp/$_l.$who.c /tmp/$_l.$who.b)
+		nbad=$(echo "$bad" | tail -n 1)
+		n=$(wc -l </tmp/$_l.$who.b)
+		hits=$(cat /tmp/$_l.$who.b.hits)
+		t_checkv "$_l: the confined calls as $who answer the same with the knobs off and on" \
+			"$n records, $nbad wrong, hits+$hits;$(echo "$bad" | head -n 1)" \
+			[ "$nbad" = 0 -a "$hits" -gt 0 -a "$n" -ge 300 ]
+	done
+	t_check "$_l: root's and the user's records differ (the mode bits were asked)" \
+		sh -c "! cmp -s /tmp/$_l.root.a /tmp/$_l.user.a"
+}
+
+# enforced LSM: the denied and read-only files are refused to the
+# confined aaprobe as the rules say, and /lab/bin/aaprobe unconfined (a
+# name no profile attaches to, no ruleset) opens them all.
+enforced() {
+	conf=$(grep -E '^/tmp/aa/(deny|ro)/f open-[rw] ' /tmp/$1.root.b | tr '\n' ' ')
+	plain=$(cd / && aaprobe /tmp/aa/deny/f /tmp/aa/ro/f | grep -E ' open-[rw] ' | tr '\n' ' ')
+	t_checkv "$1: the rules are enforced (denied and read-only files refused confined, opened unconfined)" \
+		"confined: $conf; unconfined: $plain" \
+		[ "$conf" = "/tmp/aa/deny/f open-r -1 13 /tmp/aa/deny/f open-w -1 13 /tmp/aa/ro/f open-r 0 0 /tmp/aa/ro/f open-w -1 13 " \
+		  -a "$plain" = "/tmp/aa/deny/f open-r 0 0 /tmp/aa/deny/f open-w 0 0 /tmp/aa/ro/f open-r 0 0 /tmp/aa/ro/f open-w 0 0 " ]
+}
+
+# AppArmor: the profile attaches to /tmp/aa/aaprobe, a copy of aaprobe.
+AA=/sys/kernel/security/apparmor
+[ -d $AA ] || mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if [ -d /sys/module/apparmor ]; then
+	t_checkv "apparmor: active in the guest, its profiles loadable" \
+		"$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null); $(ls $AA 2>&1 | tr '\n' ' ')" \
+		[ -e $AA/.replace ]
+	cp /lab/bin/aaprobe /tmp/aa/aaprobe
+	cat >/tmp/aa/profile <<'PROFILE'
+/tmp/aa/aaprobe {
+  / r,
+  /tmp/aa/aaprobe mr,
+  /tmp/apparmor.* w,
+  /dev/console rw,
+  /dev/null rw,
+  /tmp/aa/allow/ rw,
+  /tmp/aa/allow/** rwl,
+  /tmp/aa/ro/ r,
+  /tmp/aa/ro/** r,
+  /tmp/aa/walk/in/** rw,
+  deny /tmp/aa/deny/** rwl,
+  deny /tmp/aa/deny/ rw,
+}
+PROFILE
+	mkdir -p /etc/apparmor && : >>/etc/apparmor/parser.conf
+	parser=$(command -v apparmor_parser || echo /usr/sbin/apparmor_parser)
+	out=$($parser --skip-cache -r /tmp/aa/profile 2>&1)
+	rc=$?
+	loaded=no
+	[ $rc = 0 ] && grep -q '^/tmp/aa/aaprobe (enforce)' $AA/profiles && loaded=yes
+	t_checkv "apparmor: the release's apparmor_parser loads a profile with path rules (enforce mode)" \
+		"rc=$rc; $(echo "$out" | tail -n 2 | tr '\n' ' ')$(grep aaprobe $AA/profiles 2>/dev/null)" \
+		[ $loaded = yes ]
+	if [ $loaded = yes ]; then
+		lsm_diff apparmor /tmp/aa/aaprobe
+		enforced apparmor
+	fi
+	$parser -R /tmp/aa/profile >/dev/null 2>&1
+else
+	note "apparmor: not built into this kernel"
+fi
+
+# Landlock: aaprobe restricts itself (every right beneath allow and
+# walk/in, reading beneath ro, nothing elsewhere).
+ll="aaprobe -w /tmp/aa/allow -w /tmp/aa/walk/in -r /tmp/aa/ro"
+out=$(cd / && $ll /tmp/aa 2>&1 >/dev/null)
+rc=$?
+if [ $rc = 3 ] && ! grep -q ' __x64_sys_landlock_create_ruleset$' /proc/kallsyms; then
+	note "landlock: not in this kernel (5.13 and later): $out"
+else
+	t_checkv "landlock: aaprobe restricts itself with a ruleset" "rc=$rc; $out" [ $rc = 0 ]
+	if [ $rc = 0 ]; then
+		# shellcheck disable=SC2086
+		lsm_diff landlock $ll
+		enforced landlock
+	fi
+fi
+unload_vfsfast
