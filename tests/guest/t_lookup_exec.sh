@@ -99,30 +99,26 @@ t_checkv "$o: root's walks through root's ext4 directories take the shortcut (AC
 unload_vfsfast
 
 # Fault-injection build: a shortcut that ignores the ACL must show as
-# differences (the users the ACL refuses walk through).
+# differences (the users the ACL refuses walk through); so must an owner
+# judged by the unmapped i_uid on an idmapped mount (the user walks
+# through its own 0700 directory, which the mapping gives to another).
+# fi_caught PARAM DIFF PATTERN NAME: with PARAM at 1, the differential
+# DIFF fails with a line that matches PATTERN.
+fi_caught() {
+	echo 1 >$P/$1
+	out=$($2)
+	rc=$?
+	echo 0 >$P/$1
+	caught=no
+	[ $rc = 1 ] && echo "$out" | grep -q "$3" && caught=yes
+	t_checkv "$4" "rc=$rc; $(echo "$out" | grep "$3" | head -n 2 | tr '\n' ' ')" [ $caught = yes ]
+}
 if [ $all = yes ] && first_backend; then
 	P=/sys/module/vfsfast/parameters
 	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
-	echo 1 >$P/fi_lookup_exec_noacl
-	out=$(pd)
-	rc=$?
-	echo 0 >$P/fi_lookup_exec_noacl
-	caught=no
-	[ $rc = 1 ] && echo "$out" | grep -q '/acl-deny-user/' && caught=yes
-	t_checkv "$o: the differential catches a shortcut that ignores the ACL (fi_lookup_exec_noacl)" \
-		"rc=$rc; $(echo "$out" | grep acl- | head -n 2 | tr '\n' ' ')" [ $caught = yes ]
-	# The owner judged by the unmapped i_uid on an idmapped mount: the
-	# user walks through its own 0700 directory, which the mapping gives
-	# to another.
-	if [ $idmap = yes ]; then
-		echo 1 >$P/fi_lookup_exec_idmap
-		out=$(pdi)
-		rc=$?
-		echo 0 >$P/fi_lookup_exec_idmap
-		caught=no
-		[ $rc = 1 ] && echo "$out" | grep -q '^user .*/u700/' && caught=yes
-		t_checkv "$o: the idmapped-mount differential catches an owner judged by the unmapped uid (fi_lookup_exec_idmap)" \
-			"rc=$rc; $(echo "$out" | grep /u700/ | head -n 2 | tr '\n' ' ')" [ $caught = yes ]
-	fi
+	fi_caught fi_lookup_exec_noacl pd '/acl-deny-user/' \
+		"$o: the differential catches a shortcut that ignores the ACL (fi_lookup_exec_noacl)"
+	[ $idmap = yes ] && fi_caught fi_lookup_exec_idmap pdi '^user .*/u700/' \
+		"$o: the idmapped-mount differential catches an owner judged by the unmapped uid (fi_lookup_exec_idmap)"
 	unload_vfsfast
 fi
