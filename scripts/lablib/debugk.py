@@ -120,8 +120,10 @@ GUEST_ENABLE = [o for o in legacy.CONFIG_ENABLE if o != "DUMMY"] + [
     "DEFAULT_SECURITY_APPARMOR", "SECURITY_LOCKDOWN_LSM", "KPROBES_ON_FTRACE",
 ]
 
-# Modules that stay modules; every other =m becomes n.
-KEEP_MODULES = ["DUMMY"]
+# Modules that stay modules; every other =m becomes n.  OVERLAY_FS:
+# t_fleet runs the release's userland in an overlay of its image, and
+# t_calls lists overlayfs files where it can mount one.
+KEEP_MODULES = ["DUMMY", "OVERLAY_FS"]
 
 CONFIG_DISABLE = [
     "KASAN_OUTLINE", "WERROR", "MODULE_SIG_FORCE", "PREEMPT_VOLUNTARY", "PREEMPT_NONE",
