@@ -112,10 +112,13 @@ static __always_inline bool vfsfast_mode_grants(struct inode *inode, umode_t mod
 
 static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
 {
-	umode_t mode = READ_ONCE(inode->i_mode);
+	umode_t mode;
 
-	if (likely((mask & ~MAY_NOT_BLOCK) == MAY_EXEC && S_ISDIR(mode) &&
-		   (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
+	/* The other masks (opens, writes) pay no load of i_mode here. */
+	if (unlikely((mask & ~MAY_NOT_BLOCK) != MAY_EXEC))
+		return vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_ARGS;
+	mode = READ_ONCE(inode->i_mode);
+	if (likely(S_ISDIR(mode) && (READ_ONCE(inode->i_opflags) & IOP_FASTPERM)) &&
 	    vfsfast_mode_grants(inode, mode,
 				vfsfast_mount_maps_nothing() || vfsfast_fi_idmap())) {
 		vfsfast_hit(lookup_exec);

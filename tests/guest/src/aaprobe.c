@@ -10,8 +10,8 @@
  * With -w or -r, aaprobe first restricts itself with a Landlock ruleset
  * (ABI 1's file-system rights, all handled): every right beneath each -w
  * DIR, reading, listing and executing beneath each -r DIR, nothing
- * elsewhere.  Exit 3 where the kernel has no Landlock (ENOSYS,
- * EOPNOTSUPP).
+ * elsewhere.  Exit 3 where no ruleset can be made: t_lsm tells a kernel
+ * without Landlock from a failure by the kernel's symbols.
  *
  * For each PATH: lstat, stat, access(F_OK), access(X_OK), open
  * O_RDONLY, open O_WRONLY, open O_RDONLY|O_DIRECTORY, open O_PATH,
@@ -114,20 +114,24 @@ static void probe(const char *p, int cwd)
 #define LL_ACCESS_ALL		0x1fffULL	/* EXECUTE .. MAKE_SYM */
 #define LL_ACCESS_READ		0xdULL		/* EXECUTE, READ_FILE, READ_DIR */
 
+/*
+ * The kernel's struct is packed (12 bytes) and copies that many: these
+ * fields lie at the same offsets, only the padding after them differs.
+ */
 struct ll_path_beneath {
 	uint64_t allowed_access;
 	int32_t parent_fd;
-} __attribute__((packed));
+};
 
-static int landlock(int argc, char **argv, int *first)
+static int restrict_self(int argc, char **argv, int *first)
 {
 	uint64_t handled = LL_ACCESS_ALL;
 	int ruleset, i;
 
 	ruleset = syscall(LL_CREATE_RULESET, &handled, sizeof(handled), 0);
 	if (ruleset < 0) {
-		fprintf(stderr, "aaprobe: landlock: %s\n", strerror(errno));
-		return errno == ENOSYS || errno == EOPNOTSUPP ? 3 : 1;
+		fprintf(stderr, "aaprobe: landlock_create_ruleset: %s\n", strerror(errno));
+		return 3;
 	}
 	for (i = 1; i + 1 < argc && (!strcmp(argv[i], "-w") || !strcmp(argv[i], "-r")); i += 2) {
 		struct ll_path_beneath rule = {
@@ -156,7 +160,7 @@ int main(int argc, char **argv)
 	int cwd, i = 1, r;
 
 	if (argc > 1 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-r"))) {
-		r = landlock(argc, argv, &i);
+		r = restrict_self(argc, argv, &i);
 		if (r)
 			return r;
 	}
