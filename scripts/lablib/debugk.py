@@ -69,7 +69,8 @@ package, the built tree (the module's KDIR, seen in the chroot as
 /usr/src/linux-headers-<release>), kernel/, build.log and the stamp (the
 recipe hash, release, timings and the modules built).
 The stamp holds a hash of the lists here, the recipe and the base config;
-when any changes, the tree is unpacked afresh and rebuilt.
+when any changes, the tree is reconfigured and Kbuild rebuilds what the change
+touches (a tree from another source package is unpacked afresh).
 """
 
 import glob
@@ -242,9 +243,10 @@ def _configure(root, name, config, kver, log):
 
 
 def _build(root, name, config, want):
+    old = FAMILY.stamp(name)
     deb = FAMILY.start(root, name)
     t_prep = time.monotonic()
-    kver = FAMILY.unpack(deb, name)
+    kver = FAMILY.reuse_or_unpack(deb, name, old)
     log = FAMILY.new_log(name)
     modules = _configure(root, name, config, kver, log)
     prep = time.monotonic() - t_prep

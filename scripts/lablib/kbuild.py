@@ -34,6 +34,9 @@ import time
 
 from . import kernel, util
 
+# In a tree: the source package it was unpacked from (reuse_or_unpack).
+SOURCE_MARK = ".lab-source"
+
 
 def headers_in_chroot(kver):
     return f"/usr/src/linux-headers-{kver}"
@@ -198,6 +201,36 @@ class Family:
                   f"tar -xJ -C '{tmp}' --strip-components=1"])
         shutil.rmtree(src, ignore_errors=True)
         os.rename(tmp, src)
+        with open(os.path.join(src, SOURCE_MARK), "w") as f:
+            f.write(os.path.basename(deb) + "\n")
+        return self._tree_release(name)
+
+    def reuse_or_unpack(self, deb, name, old):
+        """The tree of the last build when it came from the same package
+        (its mark, or old, the stamp of that build, says so) and has a
+        .config; a fresh one (unpack) otherwise.  Returns the release.
+        Only for variants built from the package as it is (no patches):
+        Kbuild then rebuilds what a new configuration touches and no more,
+        as after any config change in a kernel tree (fixdep records each
+        object's CONFIG_ dependencies), so a recipe change costs minutes,
+        not the hour of a full debug build."""
+        src = self.src_dir(name)
+        base = os.path.basename(deb)
+        try:
+            with open(os.path.join(src, SOURCE_MARK)) as f:
+                mark = f.read().strip()
+        except OSError:
+            mark = (old or {}).get("source")
+        if mark != base or not os.path.isfile(os.path.join(src, ".config")):
+            return self.unpack(deb, name)
+        util.log(f"{name}: reusing the tree built from {base}; Kbuild rebuilds what the "
+                 "new configuration touches")
+        with open(os.path.join(src, SOURCE_MARK), "w") as f:
+            f.write(base + "\n")
+        return self._tree_release(name)
+
+    def _tree_release(self, name):
+        src = self.src_dir(name)
         v = {}
         with open(os.path.join(src, "Makefile")) as f:
             for line in f:
