@@ -14,10 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 AB=$here/../../scripts/vfsfast-ab
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $SHNAME: $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $SHNAME: $1 # $2"; }
+# shellcheck source=shells.sh
+. "$here/shells.sh"
 
 fake() { # the tree vfsfast makes, with readlink's status given
 	rm -rf "$tmp/vf"
@@ -127,14 +125,4 @@ if ! ${CC:-cc} -O2 -o "$tmp/lx/abloop" "$here/../../scripts/workloads/abloop.c";
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-for s in sh busybox; do
-	if [ $s = busybox ]; then
-		command -v busybox >/dev/null 2>&1 || continue
-		SH="busybox sh" SHNAME="busybox sh"
-	else
-		SH=sh SHNAME="sh ($(readlink -f "$(command -v sh)"))"
-	fi
-	suite
-done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+each_shell suite

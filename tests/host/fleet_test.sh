@@ -21,10 +21,8 @@ SCHEMA=$here/../../Documentation/vfsfast-status.schema.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $SHNAME: $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $SHNAME: $1 # $2"; }
+# shellcheck source=shells.sh
+. "$here/shells.sh"
 # check NAME CONDITION...: ok when the condition command succeeds.
 check() {
 	name=$1
@@ -285,14 +283,4 @@ if [ -n "$missing" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-for s in sh busybox; do
-	if [ $s = busybox ]; then
-		command -v busybox >/dev/null 2>&1 || continue
-		SH="busybox sh" SHNAME="busybox sh"
-	else
-		SH=sh SHNAME="sh ($(readlink -f "$(command -v sh)"))"
-	fi
-	suite
-done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+each_shell suite
