@@ -77,15 +77,21 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_LOOKUP_EXEC_TARGETS);
  * refuses walks through).  fi_lookup_exec_idmap=1 takes every mount for
  * one that maps no ids, so the owner is judged by the unmapped i_uid,
  * the bug its idmapped-mount differential must catch.
+ * fi_lookup_exec_nolsm=1 grants the shortcut's searches without asking
+ * the LSMs, the bug t_lsm's BPF LSM program must catch (it counts fewer
+ * checks, and a directory it refuses is walked through).
  */
-static bool fi_lookup_exec_noacl, fi_lookup_exec_idmap;
+static bool fi_lookup_exec_noacl, fi_lookup_exec_idmap, fi_lookup_exec_nolsm;
 module_param(fi_lookup_exec_noacl, bool, 0644);
 module_param(fi_lookup_exec_idmap, bool, 0644);
+module_param(fi_lookup_exec_nolsm, bool, 0644);
 #define vfsfast_fi_noacl()	READ_ONCE(fi_lookup_exec_noacl)
 #define vfsfast_fi_idmap()	READ_ONCE(fi_lookup_exec_idmap)
+#define vfsfast_fi_nolsm()	READ_ONCE(fi_lookup_exec_nolsm)
 #else
 #define vfsfast_fi_noacl()	false
 #define vfsfast_fi_idmap()	false
+#define vfsfast_fi_nolsm()	false
 #endif
 
 static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_PARAMS
@@ -122,6 +128,8 @@ static int vfsfast_inode_permission VFSFAST_INODE_PERMISSION_PARAMS
 	    vfsfast_mode_grants(inode, mode,
 				vfsfast_mount_maps_nothing() || vfsfast_fi_idmap())) {
 		vfsfast_hit(lookup_exec);
+		if (vfsfast_fi_nolsm())
+			return 0;
 		return vfsfast_stock_security_inode_permission(inode, mask);
 	}
 	return vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_ARGS;

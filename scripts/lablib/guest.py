@@ -33,7 +33,7 @@ def guest_programs():
         for name in names:
             c = os.path.join(d, name + ".c")
             exe = os.path.join(out, name)
-            deps = [c] + [os.path.join(d, h) for h in ("common.h", "creds.h")
+            deps = [c] + [os.path.join(d, h) for h in ("common.h", "creds.h", "bpfraw.h")
                           if os.path.exists(os.path.join(d, h))]
             newest = max(os.path.getmtime(f) for f in deps)
             if not os.path.exists(exe) or os.path.getmtime(exe) < newest:

@@ -9,8 +9,11 @@
 # record of the pass with the knobs on is wrong when it equals neither
 # pass with them off), as root and as a user, and the rules must be
 # enforced: what they deny is refused to the confined aaprobe and granted
-# to an unconfined one.  Where the kernel has both optimizations upstream
-# there is nothing to compare.
+# to an unconfined one.  The BPF LSM (6.1 and later in Debian's lsm=): a
+# program on inode_permission, whose calls are counted in each record, so
+# that the hook is shown to see every directory's check with the knobs
+# on.  Where the kernel has both optimizations upstream there is nothing
+# to compare.
 
 . /lab/lib.sh; in_group t_lsm || return 0
 
@@ -56,17 +59,22 @@ probe() {
 }
 
 # lsm_diff LSM CMD...: CMD (aaprobe confined by LSM) as root, then as a
-# user (runas: uid and gid 1000, no capabilities), knobs 0, 1, 0; the
-# records go to /tmp/LSM.WHO.[abc].
+# user (runas: uid and gid 1000, no capabilities; or $user_cmd, where
+# only root can set the LSM up), knobs 0, 1, 0; the records go to
+# /tmp/LSM.WHO.[abc].
 lsm_diff() {
 	_l=$1
 	shift
 	for who in root user; do
-		run=
-		[ $who = user ] && run="runas 1000"
 		for p in a:0 b:1 c:0; do
-			# shellcheck disable=SC2086
-			probe /tmp/$_l.$who.${p%:*} ${p#*:} $run "$@"
+			if [ $who = root ]; then
+				probe /tmp/$_l.$who.${p%:*} ${p#*:} "$@"
+			elif [ -n "$user_cmd" ]; then
+				# shellcheck disable=SC2086
+				probe /tmp/$_l.$who.${p%:*} ${p#*:} $user_cmd
+			else
+				probe /tmp/$_l.$who.${p%:*} ${p#*:} runas 1000 "$@"
+			fi
 		done
 		# A record with the knobs on is wrong when it equals neither off pass.
 		bad=$(awk 'FILENAME == ARGV[1] { a[FNR] = $0; na = FNR; next }
@@ -155,6 +163,70 @@ else
 		# shellcheck disable=SC2086
 		lsm_diff landlock $ll
 		enforced landlock
+	fi
+fi
+
+# Fault-injection build, first backend: with fi_lookup_exec_nolsm the
+# shortcut grants searches without asking the LSMs; the program's records
+# with lookup_exec on must then differ from the pass with it off (fewer
+# checks counted, the refused directory walked through).
+fi_nolsm() {
+	case " $KNOBS " in *" lookup_exec "*) ;; *) return 0 ;; esac
+	first_backend || return 0
+	P=/sys/module/vfsfast/parameters
+	unload_vfsfast
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	echo 1 >$P/fi_lookup_exec_nolsm
+	set_knob lookup_exec 1
+	# shellcheck disable=SC2086
+	(cd / && aaprobe -b "$deny" $paths) >/tmp/bpf.fi
+	set_knob lookup_exec 0
+	echo 0 >$P/fi_lookup_exec_nolsm
+	unload_vfsfast
+	load_vfsfast enable=none
+	nd=$(awk 'FILENAME == ARGV[1] { a[FNR] = $0; next } $0 != a[FNR] { n++ } END { print n + 0 }' \
+		/tmp/bpf.root.a /tmp/bpf.fi)
+	through=$(awk '$1 == "/tmp/aa/deny/f" && $2 == "lstat" { print $3, $4 }' /tmp/bpf.fi)
+	t_checkv "bpf lsm: the comparison catches a shortcut that skips the LSMs (fi_lookup_exec_nolsm)" \
+		"$nd records differ; lstat through the refused directory: $through" \
+		[ "$nd" -gt 0 -a "$through" = "0 0" ]
+}
+
+# The BPF LSM (in Debian's lsm= list from 6.1 on): aaprobe -b attaches a
+# program to inode_permission that counts the hook's calls (each record
+# ends with its call's count) and refuses MAY_EXEC on /tmp/aa/deny, so
+# lsm_diff also says that the hook saw every check with the knobs on that
+# it saw with them off.  Only root may attach it: aaprobe -U becomes the
+# user afterwards.
+# Where the BPF LSM is not active (5.10's default list), a program still
+# attaches, to a hook that is never called: nothing to compare.
+lsms=$(cat /sys/kernel/security/lsm 2>/dev/null)
+deny=$(stat -c %i /tmp/aa/deny)
+out=$(cd / && aaprobe -b 0 /tmp/aa 2>&1 >/dev/null)
+rc=$?
+if [ -n "$lsms" ] && ! echo ",$lsms," | grep -q ',bpf,'; then
+	note "bpf lsm: not in this kernel's active LSMs ($lsms)"
+elif [ $rc = 3 ] && [ ! -e /sys/kernel/btf/vmlinux ]; then
+	note "bpf lsm: this kernel has no BTF for a program to attach by"
+else
+	t_checkv "bpf lsm: aaprobe attaches a program to inode_permission" \
+		"rc=$rc; lsm: $lsms; $(echo "$out" | head -n 3 | tr '\n' ' ')" [ $rc = 0 ]
+	if [ $rc = 0 ]; then
+		user_cmd="aaprobe -b $deny -U 1000"
+		lsm_diff bpf aaprobe -b "$deny"
+		user_cmd=
+		f4='{ printf "%s %s %s %s; ", $1, $2, $3, $4 }'
+		conf=$(awk '$1 == "/tmp/aa/deny/f" && ($2 == "lstat" || $2 == "open-r")'"$f4" \
+			/tmp/bpf.root.b)
+		plain=$(cd / && aaprobe /tmp/aa/deny/f | awk '$2 == "lstat" || $2 == "open-r"'"$f4")
+		walk=$(awk '$1 == "/tmp/aa/allow/d/e/f" && $2 == "lstat" { sub("h=", "", $NF); print $NF }' \
+			/tmp/bpf.root.b)
+		t_checkv "bpf lsm: the program refuses the walk through its directory and sees each directory's check" \
+			"confined: $conf unconfined: $plain hook calls for a 6-directory lstat: $walk" \
+			[ "$conf" = "/tmp/aa/deny/f lstat -1 13; /tmp/aa/deny/f open-r -1 13; " \
+			  -a "$plain" = "/tmp/aa/deny/f lstat 0 0; /tmp/aa/deny/f open-r 0 0; " \
+			  -a "${walk:-0}" -ge 6 ]
+		fi_nolsm
 	fi
 fi
 unload_vfsfast

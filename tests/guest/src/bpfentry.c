@@ -16,8 +16,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/bpf.h>
-#include <linux/btf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,63 +23,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static long bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-/* The BTF type id of the FUNC named @name, or -1. */
-static int btf_func_id(const char *name)
-{
-	static char buf[16 << 20];
-	const struct btf_header *h = (const void *)buf;
-	const char *types, *strs;
-	ssize_t len = 0, n;
-	unsigned int off, id = 1;
-	int fd;
-
-	fd = open("/sys/kernel/btf/vmlinux", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf + len, sizeof(buf) - len)) > 0)
-		len += n;
-	close(fd);
-	if (len < (ssize_t)sizeof(*h) || h->magic != BTF_MAGIC)
-		return -1;
-	types = buf + h->hdr_len + h->type_off;
-	strs = buf + h->hdr_len + h->str_off;
-	for (off = 0; off < h->type_len; id++) {
-		const struct btf_type *t = (const void *)(types + off);
-		unsigned int kind = BTF_INFO_KIND(t->info);
-		unsigned int vlen = BTF_INFO_VLEN(t->info);
-
-		if (kind == BTF_KIND_FUNC && !strcmp(strs + t->name_off, name))
-			return id;
-		off += sizeof(*t);
-		switch (kind) {
-		case BTF_KIND_INT: case BTF_KIND_VAR: case 17 /* DECL_TAG */:
-			off += 4;
-			break;
-		case BTF_KIND_ARRAY:
-			off += 12;
-			break;
-		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
-		case 19 /* ENUM64 */:
-			off += 12 * vlen;
-			break;
-		case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
-			off += 8 * vlen;
-			break;
-		default:	/* PTR, FWD, TYPEDEF, qualifiers, FUNC, FLOAT, TYPE_TAG */
-			break;
-		}
-	}
-	return -1;
-}
-
-#define INSN(c, d, s, o, i) \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-			    .off = (o), .imm = (i) })
+#include "bpfraw.h"
+#include "common.h"
 
 int main(int argc, char **argv)
 {
@@ -131,7 +74,7 @@ int main(int argc, char **argv)
 		a.expected_attach_type = BPF_TRACE_FENTRY;
 		a.attach_btf_id = id;
 		a.insns = (unsigned long)insns;
-		a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+		a.insn_cnt = ARRAY_SIZE(insns);
 		a.license = (unsigned long)"GPL";
 		a.log_buf = (unsigned long)log;
 		a.log_size = sizeof(log);
