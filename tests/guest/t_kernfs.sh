@@ -406,9 +406,15 @@ kf_race() {
 	rm -f /tmp/kf.en
 	(echo 1 >$VF/$KN/enabled; echo $? >/tmp/kf.en) &
 	enpid=$!
-	# Up to 3 s for the enable: the old order returned at once.
-	w=0
-	while [ ! -e /tmp/kf.en ] && [ $w -lt 60 ]; do sleep 0.05; w=$((w + 1)); done
+	# Up to 3 s for the enable (the old order returned at once), then
+	# the release, well inside the enable's 10 s wait for the parked
+	# call.  Counted by the guest's clock, not by turns of the loop: on
+	# a debug kernel under load each turn's fork of sleep can take a
+	# fifth of a second, and 60 turns outlasted the 10 s (6.12-debug).
+	end=$(awk '{ print $1 + 3 }' /proc/uptime)
+	while [ ! -e /tmp/kf.en ] && awk -v e="$end" '{ exit $1 >= e }' /proc/uptime; do
+		sleep 0.05
+	done
 	[ -e /sys/kernel/$3 ] && why="$why $3 visible while parked;"
 	[ -e /sys/kernel/$3 ] && why="$why $3 visible while parked (again);"
 	echo 1 >$KF/release
