@@ -204,6 +204,25 @@ need_link_lists() {
 # read at start: tmpfs (inline and page), ext4 (fast and slow), proc, sysfs.
 CHECKER_PATHS="/tmp/links/l0032 /tmp/links/l0100 /tmp/links/l4095 /mnt/ext4/links/l0032 /mnt/ext4/links/l0100 /proc/self /sys/class/net/lo"
 
+# parked_stack PID FUNC: the kernel stacks of PID's threads once one of
+# them shows FUNC, where the call parks (up to 5 s; then whatever they
+# show).  A task that has just woken the thread reporting it parked may
+# still be running, and a running task's stack file shows the frames of
+# its last switch, which can be anywhere it was preempted earlier (once
+# in 5.10-debug's t_unload: a frame of vfsfast's from before the call
+# went to stock).
+parked_stack() {
+	_j=0
+	while :; do
+		_s=$(cat /proc/$1/task/*/stack 2>/dev/null)
+		case "$_s" in *"$2"*) break ;; esac
+		[ $_j -ge 100 ] && break
+		sleep 0.05
+		_j=$((_j + 1))
+	done
+	echo "$_s"
+}
+
 start_checker() {
 	need_links
 	rm -f /tmp/stop

@@ -227,7 +227,8 @@ for o in fstatat_empty statx_empty; do
 	up=$!
 	i=0
 	while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	if cat /proc/$up/task/*/stack 2>/dev/null | grep -q vfsfast; then in_fast=yes; else in_fast=no; fi
+	st=$(parked_stack $up handle_userfault)
+	case "$st" in *vfsfast*) in_fast=yes ;; *handle_userfault*) in_fast=no ;; *) in_fast=not-parked ;; esac
 	fb=$(($(stat_of $o fallbacks) - fb0))
 	t0=$(date +%s)
 	if rmmod vfsfast 2>/tmp/rmmod.err; then unloaded=yes; else unloaded=no; fi

@@ -57,10 +57,16 @@ unloads=$(backend_size VFSFAST_UNLOADS 20)
 while [ $i -lt "$unloads" ]; do
 	load_vfsfast enable=all || fails=$((fails + 1))
 	park_readlink
-	if cat /proc/$upid/task/*/stack 2>/dev/null | grep -q vfsfast; then
+	st=$(parked_stack $upid handle_userfault)
+	case "$st" in
+	*vfsfast*)
 		fails=$((fails + 1))
-		note "cycle $i: the parked readlink() sleeps in vfsfast's text"
-	fi
+		note "cycle $i: the parked readlink() sleeps in vfsfast's text: $(echo "$st" | grep vfsfast | head -n 2 | tr '\n' ' ')" ;;
+	*handle_userfault*) ;;
+	*)
+		fails=$((fails + 1))
+		note "cycle $i: the readlink() did not sleep in its fault: $(echo "$st" | head -n 4 | tr '\n' ' ')" ;;
+	esac
 	if ! rmmod vfsfast 2>/tmp/rmmod.err || [ -e /sys/module/vfsfast ]; then
 		fails=$((fails + 1))
 		note "cycle $i: rmmod while a readlink() was parked: $(cat /tmp/rmmod.err)"
