@@ -406,13 +406,18 @@ kf_race() {
 	rm -f /tmp/kf.en
 	(echo 1 >$VF/$KN/enabled; echo $? >/tmp/kf.en) &
 	enpid=$!
-	# Up to 3 s for the enable (the old order returned at once), then
-	# the release, well inside the enable's 10 s wait for the parked
-	# call.  Counted by the guest's clock, not by turns of the loop: on
-	# a debug kernel under load each turn's fork of sleep can take a
-	# fifth of a second, and 60 turns outlasted the 10 s (6.12-debug).
-	end=$(awk '{ print $1 + 3 }' /proc/uptime)
-	while [ ! -e /tmp/kf.en ] && awk -v e="$end" '{ exit $1 >= e }' /proc/uptime; do
+	# The release comes once the enable has returned (the old order
+	# returned at once; so does an enable that observes nothing here) or
+	# says that it waits for the parked call (its first report, after 1 s
+	# of waiting), and at the latest 8 s of the guest's clock after it
+	# started, inside its 10 s wait.  Timed by the clock, not by turns of
+	# the loop or a fixed pause: on 6.12-debug under load 60 turns of a
+	# 50 ms sleep outlasted the enable's 10 s, and 3 s of the clock could
+	# end before it had waited 1 s.
+	end=$(awk '{ print $1 + 8 }' /proc/uptime)
+	while [ ! -e /tmp/kf.en ] &&
+	      ! dmesg | grep -q "$KN: waiting for [0-9]* task(s) that may be inside $5 unobserved (kfrace/" &&
+	      awk -v e="$end" '{ exit $1 >= e }' /proc/uptime; do
 		sleep 0.05
 	done
 	[ -e /sys/kernel/$3 ] && why="$why $3 visible while parked;"
