@@ -228,7 +228,7 @@ for o in fstatat_empty statx_empty; do
 	i=0
 	while ! grep -q blocked /tmp/uffd.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	st=$(parked_stack $up handle_userfault)
-	case "$st" in *vfsfast*) in_fast=yes ;; *handle_userfault*) in_fast=no ;; *) in_fast=not-parked ;; esac
+	case "$st" in *vfsfast*) in_fast=yes ;; *) in_fast=no ;; esac
 	fb=$(($(stat_of $o fallbacks) - fb0))
 	t0=$(date +%s)
 	if rmmod vfsfast 2>/tmp/rmmod.err; then unloaded=yes; else unloaded=no; fi
