@@ -210,26 +210,15 @@ static int bpf_lsm(unsigned long long ino)
 			INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 		};
 
-		memset(&a, 0, sizeof(a));
-		a.prog_type = BPF_PROG_TYPE_LSM;
-		a.expected_attach_type = BPF_LSM_MAC;
-		a.attach_btf_id = id;
-		a.insns = (unsigned long)insns;
-		a.insn_cnt = ARRAY_SIZE(insns);
-		a.license = (unsigned long)"GPL";
-		a.log_buf = (unsigned long)log;
-		a.log_size = sizeof(log);
-		a.log_level = 1;
-		prog = bpf(BPF_PROG_LOAD, &a);
+		prog = bpf_load_at(BPF_PROG_TYPE_LSM, BPF_LSM_MAC, id, insns,
+				   ARRAY_SIZE(insns), log, sizeof(log));
 		if (prog < 0) {
 			fprintf(stderr, "aaprobe: BPF LSM program refused: %s\n%s\n",
 				strerror(errno), log);
 			return 3;
 		}
 	}
-	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.prog_fd = prog;
-	if (bpf(BPF_RAW_TRACEPOINT_OPEN, &a) < 0) {
+	if (bpf_attach(prog) < 0) {
 		fprintf(stderr, "aaprobe: BPF LSM attach: %s\n", strerror(errno));
 		return 3;
 	}

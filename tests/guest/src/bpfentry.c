@@ -69,26 +69,15 @@ int main(int argc, char **argv)
 			INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 		};
 
-		memset(&a, 0, sizeof(a));
-		a.prog_type = BPF_PROG_TYPE_TRACING;
-		a.expected_attach_type = BPF_TRACE_FENTRY;
-		a.attach_btf_id = id;
-		a.insns = (unsigned long)insns;
-		a.insn_cnt = ARRAY_SIZE(insns);
-		a.license = (unsigned long)"GPL";
-		a.log_buf = (unsigned long)log;
-		a.log_size = sizeof(log);
-		a.log_level = 1;
-		prog = bpf(BPF_PROG_LOAD, &a);
+		prog = bpf_load_at(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, id, insns,
+				   ARRAY_SIZE(insns), log, sizeof(log));
 		if (prog < 0) {
 			printf("refused: load: %s\n", strerrorname_np(errno));
 			fprintf(stderr, "%s\n", log);
 			return 3;
 		}
 	}
-	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.prog_fd = prog;
-	link = bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+	link = bpf_attach(prog);
 	if (link < 0) {
 		printf("refused: attach: %s\n", strerrorname_np(errno));
 		return 3;

@@ -125,4 +125,38 @@ static inline int btf_member_offset(const char *sname, const char *member)
 	return -1;
 }
 
+/*
+ * Load @n instructions as a GPL program of @type, to attach at the kernel
+ * function whose BTF id is @id: its fd, or -1 with errno set and the
+ * verifier's log in @log.
+ */
+static inline int bpf_load_at(unsigned int type, unsigned int attach, int id,
+			      const struct bpf_insn *insns, unsigned int n,
+			      char *log, unsigned int log_size)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.expected_attach_type = attach;
+	a.attach_btf_id = id;
+	a.insns = (unsigned long)insns;
+	a.insn_cnt = n;
+	a.license = (unsigned long)"GPL";
+	a.log_buf = (unsigned long)log;
+	a.log_size = log_size;
+	a.log_level = 1;
+	return bpf(BPF_PROG_LOAD, &a);
+}
+
+/* Attach a program loaded by bpf_load_at(): the link's fd, or -1. */
+static inline int bpf_attach(int prog)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.prog_fd = prog;
+	return bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+}
+
 #endif
