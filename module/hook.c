@@ -808,9 +808,10 @@ void vfsfast_unhook_all(void)
  * our text.  Nothing inside can wait for long: a replacement holds a
  * module reference across any call that may sleep for as long as user
  * space decides (vfsfast_hold()), so that rmmod answers EBUSY instead of
- * coming here.  A task still inside after VFSFAST_DRAIN_MS is named in
- * the log, and waited for in idle sleeps, without bound, since the text
- * it will return to cannot be freed: -EBUSY says so.
+ * coming here.  A task still inside is named in the log every
+ * VFSFAST_DRAIN_MS and waited for in idle sleeps, which the hung-task
+ * detector does not see (the log is all there is), without bound, since
+ * the text it will return to cannot be freed: -EBUSY says so.
  */
 int vfsfast_drain(void)
 {
@@ -820,7 +821,7 @@ int vfsfast_drain(void)
 
 	vfsfast_sync_tasks();
 	while (vfsfast_inflight_sum() > 0) {
-		if (waited == VFSFAST_DRAIN_MS) {
+		if (waited && waited % VFSFAST_DRAIN_MS == 0) {
 			for (opt = vfsfast_opts; *opt; opt++) {
 				inside = vfsfast_inflight(*opt);
 				if (inside > 0)

@@ -165,8 +165,12 @@ static __always_inline bool vfsfast_close_bounded(struct file *file)
 	return vfsfast_bounded_fs(inode->i_sb) && vfsfast_close_still_bounded(file);
 }
 
-/* What no close(2) returns: the call goes to stock. */
-#define VFSFAST_CLOSE_TO_STOCK	(-MAX_ERRNO - 1L)
+/*
+ * What no close(2) returns, so the call goes to stock: its answer is
+ * filp_close()'s int, and a raced file's ->flush() may return any int
+ * (-MAX_ERRNO - 1 included), never LONG_MIN.
+ */
+#define VFSFAST_CLOSE_TO_STOCK	LONG_MIN
 
 /* stock's mapping of filp_close()'s answer, in close(2). */
 static __always_inline long vfsfast_close_ret(long retval)

@@ -177,6 +177,11 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             # guest time.  A loop device over a file in the initramfs
             # makes every I/O guest CPU work, deterministic as well.
             files["/lab/ext4.img"] = disk.path
+        if not icount:
+            # The guest's clock is the host's here (with icount an idle
+            # guest's races ahead): init's watchdog fires shortly before
+            # the lab kills the guest.
+            genv["VFSFAST_WATCHDOG_S"] = str(max(timeout - 90, timeout // 2))
         genv.update(env or {})
         vm.build_initramfs(kernel, initrd, files, genv)
         return vm.boot(kernel, initrd, disk=disk.path if disk and not icount else None, smp=smp, icount=icount,

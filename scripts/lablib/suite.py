@@ -98,6 +98,16 @@ def warnings_in(log):
     return [l for l in log.splitlines() if re.search(r"\bwarning:", l)]
 
 
+def _last_words(res, n=6):
+    """Where a guest that timed out was: its last output line and the last
+    lines of its console (a CI log has nothing else of it; init's
+    watchdog, which fired first, said where its tasks waited)."""
+    out = [l for l in res.output.splitlines()
+           if l.strip() and not l.startswith("# watchdog:")][-1:]
+    con = [l.strip() for l in res.console.splitlines() if l.strip()][-n:]
+    return f"last output: {' | '.join(out) or 'none'}; console: {' | '.join(con) or 'none'}"
+
+
 def record_guest(tally, kernel, res, what):
     """Fold a guest run's output and console into the tally."""
     if res.early_failure:
@@ -113,7 +123,7 @@ def record_guest(tally, kernel, res, what):
         elif line.startswith("init:"):
             tally.record(False, f"[{kernel}] guest setup", line)
     tally.record(res.completed and not res.timed_out, f"[{kernel}] {what}: guest ran to completion",
-                 "timed out" if res.timed_out else
+                 f"timed out; {_last_words(res)}" if res.timed_out else
                  "no completion marker (crash or panic?)" if not res.completed else "")
     tally.record(not res.bad_lines, f"[{kernel}] {what}: console free of warnings",
                  "; ".join(res.bad_lines[:3]))

@@ -83,10 +83,11 @@ t_checkv "fleet: the unit writes vfsfast metrics --output into node_exporter's t
 	"$DIR; $EXEC" [ -d "$R$DIR" -a "$(echo "$EXEC" | grep -c 'vfsfast metrics --output .*/vfsfast\.prom$')" = 1 ]
 
 # scrape FILE: node_exporter's /metrics over loopback, up to 60 s while
-# it starts.
+# it starts.  A read that stalls is given up after 20 s and tried again
+# (wget's own default is 15 minutes, longer than the guest lives).
 scrape() {
 	i=0
-	until wget -q -O "$1" $URL 2>/dev/null; do
+	until timeout 20 wget -q -O "$1" $URL 2>/dev/null; do
 		[ $i -lt 120 ] || return 1
 		sleep 0.5
 		i=$((i + 1))
