@@ -108,6 +108,31 @@ def _last_words(res, n=6):
     return f"last output: {' | '.join(out) or 'none'}; console: {' | '.join(con) or 'none'}"
 
 
+# A stack frame as the kernel prints it: " func+0x1a/0x40 [mod]".
+_FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?:\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
+
+
+def console_digest(console, reports=6, frames=14):
+    """Each report on a failed console in one line: its header and the
+    functions of its call trace, innermost first.  A CI log keeps only
+    this of a guest; a hung-task panic prints every blocked task before
+    it panics, and which locks they wait on is the whole story."""
+    out, cur = [], None
+    for line in console.splitlines():
+        m = _FRAME.match(line)
+        if cur is not None and m:
+            if len(cur) < frames + 1:
+                cur.append(m.group(1))
+            continue
+        if re.search(r"INFO: task |WARNING:|BUG:|Oops|general protection|RCU stall|"
+                     r"detected stall|Kernel panic|KASAN:|circular locking", line):
+            if len(out) >= reports:
+                break
+            cur = [re.sub(r"^\[[\s\d.]+\]\s*", "", line.strip())]
+            out.append(cur)
+    return " || ".join(f"{c[0]}: {' < '.join(c[1:]) or 'no trace'}" for c in out)
+
+
 def record_guest(tally, kernel, res, what):
     """Fold a guest run's output and console into the tally."""
     if res.early_failure:
@@ -124,9 +149,11 @@ def record_guest(tally, kernel, res, what):
             tally.record(False, f"[{kernel}] guest setup", line)
     tally.record(res.completed and not res.timed_out, f"[{kernel}] {what}: guest ran to completion",
                  f"timed out; {_last_words(res)}" if res.timed_out else
-                 "no completion marker (crash or panic?)" if not res.completed else "")
+                 f"no completion marker (crash or panic?); {_last_words(res)}"
+                 if not res.completed else "")
     tally.record(not res.bad_lines, f"[{kernel}] {what}: console free of warnings",
-                 "; ".join(res.bad_lines[:3]))
+                 "; ".join(res.bad_lines[:3]) +
+                 (f"; reports: {console_digest(res.console)}" if res.bad_lines else ""))
 
 
 # The smoke group with the module DKMS built from the .deb, and the
@@ -533,6 +560,9 @@ HOST_TESTS = [
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
     ("vm_cmdline_test.py", "the guests' kernel command line: wall-clock guests boot with "
      "tsc=nowatchdog, icount guests without it; warnings still panic"),
+    ("console_digest_test.py", "a failed guest console's digest for the CI log: each "
+     "report's header and the functions of its call trace, every blocked task of a "
+     "hung-task panic"),
     ("vm_cpu_model_test.py", "the icount guests' CPU model (the cost model): offered no "
      "fast-string feature qemu knows (ERMS, FSRM), else refused; the old model only by "
      "name; wall-time guests keep -cpu max"),
