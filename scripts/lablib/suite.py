@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 
-from . import ab, build, deb, debian, guest, opts, style, userland, util
+from . import ab, build, deb, debian, guest, opts, style, userland, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_lsm", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
@@ -108,8 +108,10 @@ def _last_words(res, n=6):
     return f"last output: {' | '.join(out) or 'none'}; console: {' | '.join(con) or 'none'}"
 
 
-# A stack frame as the kernel prints it: " func+0x1a/0x40 [mod]".
-_FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?:\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
+# A console line's timestamp, and a stack frame as the kernel prints it:
+# " func+0x1a/0x40 [mod]".
+_STAMP = r"^\s*(?:\[[\s\d.]+\]\s*)?"
+_FRAME = re.compile(_STAMP + r"(?:\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
 def console_digest(console, reports=6, frames=14):
@@ -124,11 +126,10 @@ def console_digest(console, reports=6, frames=14):
             if len(cur) < frames + 1:
                 cur.append(m.group(1))
             continue
-        if re.search(r"INFO: task |WARNING:|BUG:|Oops|general protection|RCU stall|"
-                     r"detected stall|Kernel panic|KASAN:|circular locking", line):
+        if vm.REPORT_START.search(line):
             if len(out) >= reports:
                 break
-            cur = [re.sub(r"^\[[\s\d.]+\]\s*", "", line.strip())]
+            cur = [re.sub(_STAMP, "", line).strip()]
             out.append(cur)
     return " || ".join(f"{c[0]}: {' < '.join(c[1:]) or 'no trace'}" for c in out)
 

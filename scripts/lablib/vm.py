@@ -33,6 +33,12 @@ BAD_CONSOLE = re.compile(
     r"circular locking dependency|inconsistent lock state|suspicious RCU usage|"
     r"called from invalid context|possible recursive locking|"
     r"lock held when returning to user space")
+# The first line of one report (a blocked task, a warning, an oops, a
+# panic): where suite.console_digest() starts a new one.  "Call Trace"
+# and hung_task's hint line belong to the report above them.
+REPORT_START = re.compile(
+    r"INFO: task |WARNING:|BUG:|Oops|general protection|RCU stall|detected stalls?|"
+    r"Kernel panic|KASAN:|circular locking dependency")
 # Boot banners of those kernels that match the above but report nothing.
 BENIGN_CONSOLE = re.compile(r"RCU lockdep checking is enabled")
 
