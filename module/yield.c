@@ -34,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/sched.h>
 
 #include "vfsfast.h"
 
@@ -100,11 +101,40 @@ static bool vfsfast_lp_patches(const char *patch, const char *func)
 	return found;
 }
 
-/* Looking through /sys/kernel/livepatch for a patch of one function. */
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: hold the task named here in the scan's actor, where
+ * kernfs_fop_readdir() holds sysfs's kernfs_rwsem on kernels that keep it
+ * across dir_emit(), so that a test can queue a sysfs writer behind it.
+ */
+static char fi_park_lp_scan[TASK_COMM_LEN];
+module_param_string(fi_park_lp_scan, fi_park_lp_scan, sizeof(fi_park_lp_scan),
+		    0644);
+MODULE_PARM_DESC(fi_park_lp_scan,
+		 "test builds: park this task in the livepatch scan's actor");
+static int fi_lp_scan_parked;
+module_param(fi_lp_scan_parked, int, 0444);
+MODULE_PARM_DESC(fi_lp_scan_parked, "test builds: holds by fi_park_lp_scan");
+#define vfsfast_lp_fi_park() \
+	vfsfast_fi_hold_task(fi_park_lp_scan, &fi_lp_scan_parked, 30000, false)
+#else
+#define vfsfast_lp_fi_park() do { } while (0)
+#endif
+
+/*
+ * The names in /sys/kernel/livepatch, a batch at a time.  The actor only
+ * copies them: since upstream 6.15 (and stable 6.1, 6.6 and 6.12)
+ * kernfs_fop_readdir() holds sysfs's kernfs_rwsem across dir_emit(), so
+ * a kernfs lookup from the actor would be a second down_read() of it,
+ * which waits behind any writer queued since the first (a livepatch's
+ * kworker freeing its sysfs files), a writer that waits for the first:
+ * deadlock.  The lookups run once iterate_dir() has returned.
+ */
+#define VFSFAST_LP_BATCH	16
 struct vfsfast_lp_scan {
 	struct dir_context ctx;
-	const char *func;
-	char *found;
+	int n;
+	char names[VFSFAST_LP_BATCH][MODULE_NAME_LEN];
 };
 
 static VFSFAST_FILLDIR_RET vfsfast_lp_scan_one(struct dir_context *ctx,
@@ -113,16 +143,16 @@ static VFSFAST_FILLDIR_RET vfsfast_lp_scan_one(struct dir_context *ctx,
 					       unsigned int type)
 {
 	struct vfsfast_lp_scan *scan = container_of(ctx, struct vfsfast_lp_scan, ctx);
-	char patch[MODULE_NAME_LEN];
 
 	if (len <= 0 || len >= MODULE_NAME_LEN || name[0] == '.')
 		return VFSFAST_FILLDIR_GO_ON;
-	memcpy(patch, name, len);
-	patch[len] = '\0';
-	if (!vfsfast_lp_patches(patch, scan->func))
-		return VFSFAST_FILLDIR_GO_ON;
-	strscpy(scan->found, patch, MODULE_NAME_LEN);
-	return VFSFAST_FILLDIR_STOP;
+	vfsfast_lp_fi_park();
+	/* Refused, this entry is the next iterate_dir()'s first. */
+	if (scan->n == VFSFAST_LP_BATCH)
+		return VFSFAST_FILLDIR_STOP;
+	memcpy(scan->names[scan->n], name, len);
+	scan->names[scan->n++][len] = '\0';
+	return VFSFAST_FILLDIR_GO_ON;
 }
 
 /*
@@ -133,12 +163,11 @@ static VFSFAST_FILLDIR_RET vfsfast_lp_scan_one(struct dir_context *ctx,
  */
 const char *vfsfast_lp_holder(const char *func)
 {
-	static char found[MODULE_NAME_LEN];	/* under vfsfast_mutex */
-	struct vfsfast_lp_scan scan = {
+	/* Under vfsfast_mutex: too big for the stack. */
+	static struct vfsfast_lp_scan scan = {
 		.ctx.actor = vfsfast_lp_scan_one,
-		.func = func,
-		.found = found,
 	};
+	static char found[MODULE_NAME_LEN];
 	struct file *dir;
 	int i;
 
@@ -150,7 +179,14 @@ const char *vfsfast_lp_holder(const char *func)
 	if (IS_ERR(dir))
 		return NULL;
 	found[0] = '\0';
-	iterate_dir(dir, &scan.ctx);
+	do {
+		scan.n = 0;
+		if (iterate_dir(dir, &scan.ctx))
+			break;
+		for (i = 0; i < scan.n && !found[0]; i++)
+			if (vfsfast_lp_patches(scan.names[i], func))
+				strscpy(found, scan.names[i], MODULE_NAME_LEN);
+	} while (!found[0] && scan.n == VFSFAST_LP_BATCH);
 	filp_close(dir, NULL);
 	return found[0] ? found : NULL;
 }

@@ -306,6 +306,15 @@ kernfs_knob() {
 	done
 }
 
+# Every task asleep in D state: "pid comm: its kernel stack's first
+# functions", for a diagnostic; reads only /proc.
+blocked_tasks() {
+	for d in /proc/[0-9]*; do
+		grep -q '^State:.D' $d/status 2>/dev/null || continue
+		echo "${d#/proc/} $(cat $d/comm 2>/dev/null): $(sed 's/^\[<[^>]*>\] //; s/+.*//' $d/stack 2>/dev/null | head -n 8 | tr '\n' ' ')"
+	done | paste -sd ';' -
+}
+
 # vfsfast_kfrace.ko's parameters, and kf_wait STATE: up to 10 s for its
 # state to begin with STATE.
 KF=/sys/module/vfsfast_kfrace/parameters
@@ -322,4 +331,37 @@ kf_wait() {
 # for a name to exist or move, not for a race.
 kf_do() {
 	echo "$2" >$KF/$1 && kf_wait parked && echo 1 >$KF/release && kf_wait "done 0"
+}
+
+# Livepatches (t_livepatch, t_fault), such as vfsfast_lp.ko.
+
+# Wait (up to 3 minutes) until livepatch $1's transition has finished:
+# another livepatch cannot be enabled while one is in transition (EBUSY).
+lp_settled() {
+	i=0
+	while [ "$(cat /sys/kernel/livepatch/$1/transition 2>/dev/null)" = 1 ] && [ $i -lt 1800 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Wait (up to 3 minutes) until livepatch $1's sysfs directory is gone.
+lp_gone() {
+	i=0
+	while [ -e /sys/kernel/livepatch/$1 ] && [ $i -lt 1800 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Disable livepatch $1 (default vfsfast_lp), wait for its transition to
+# finish, remove it.  With the checker's tight readlink() loop running, a
+# transition takes about a minute on 6.12 (under a second on the other
+# kernels, and without the checker): its livepatch re-patches the
+# preemption static calls site by site when a transition starts and ends,
+# slow under TCG (Documentation/lab.md, "CI time").
+lp_remove() {
+	echo 0 >/sys/kernel/livepatch/${1:-vfsfast_lp}/enabled 2>/dev/null
+	lp_gone ${1:-vfsfast_lp}
+	rmmod ${1:-vfsfast_lp}
 }

@@ -7,7 +7,9 @@
 #  - a task the quiesce tracks exits between the quiesce's exit test and
 #    its look at the stack: it must count as outside, its stack unread;
 #  - kernfs_rcu's attribute generation crossing its sign change must not
-#    turn every permission and getattr into a fallback.
+#    turn every permission and getattr into a fallback;
+#  - a sysfs writer queued while the livepatch scan's readdir holds
+#    sysfs's kernfs_rwsem must not deadlock the scan.
 
 . /lab/lib.sh; in_group t_fault || return 0
 
@@ -140,5 +142,76 @@ if [ "$KN" = kernfs_rcu ]; then
 	set_knob kernfs_rcu 0
 	rmdir $CG/vfgen
 	unload_vfsfast
+fi
+# The livepatch scan (yield.c) reads /sys/kernel/livepatch with
+# iterate_dir().  Since upstream 6.15, and in stable 6.1, 6.6 and 6.12,
+# kernfs_fop_readdir() holds the root's kernfs_rwsem across dir_emit().
+# The scan's actor is held there (fi_park_lp_scan) while a kfrace kthread
+# adds a sysfs directory, whose down_write() queues behind it.  Before the
+# fix the actor looked each name up itself, a second down_read() that
+# waits behind the queued writer, which waits for the first: the enable,
+# the writer and every sysfs lookup after them hung for good (CI's 7.2
+# hung-task panic in t_livepatch, a livepatch freeing its sysfs files in
+# a kworker while vfsfast scanned).  On a kernel that drops the lock
+# around dir_emit() (5.10) the writer does not queue: the diagnostic says.
+if [ -f /lab/vfsfast_lp.ko ] && [ -f /lab/vfsfast_kfrace.ko ]; then
+	name="fault: livepatch scan: a sysfs writer queued behind its readdir: the enable and the writer both finish"
+	insmod /lab/vfsfast_kfrace.ko
+	insmod /lab/vfsfast_lp.ko
+	load_fi enable=none
+	cp "$(command -v wr)" /tmp/lpscan
+	echo lpscan >$P/fi_park_lp_scan
+	# Once the writer queues, every sysfs path walk waits for it (the
+	# stock kernfs_dop_revalidate() takes the lock): the hold ends through
+	# a descriptor opened now, and until then only /proc is read.
+	exec 9>$P/fi_park_lp_scan
+	rm -f /tmp/lpscan.out
+	/tmp/lpscan $VF/readlink/enabled 310a >/tmp/lpscan.out &
+	scan=$!
+	w=0
+	while [ "$(cat $P/fi_lp_scan_parked)" = 0 ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
+	parked=$(cat $P/fi_lp_scan_parked)
+	echo vflpscan >$KF/add
+	kf_wait parked || note "fault: livepatch scan: kfrace's add not parked: $(cat $KF/state)"
+	kpid=$(grep -lx kfrace /proc/[0-9]*/comm 2>/dev/null | head -n 1)
+	kpid=${kpid#/proc/} kpid=${kpid%/comm}
+	echo 1 >$KF/release
+	# The writer either queues (asleep in the lock: kfrace's frame for it
+	# tops its kernel stack) or, on a kernel that drops the lock around dir_emit(), adds
+	# its directory and exits.
+	writer=unseen w=0
+	while [ -n "$kpid" ] && [ $w -lt 200 ]; do
+		if [ ! -e /proc/$kpid ]; then
+			writer=done
+			break
+		fi
+		if grep -qE 'kfrace_down_write|kfrace_mutex_lock' /proc/$kpid/stack 2>/dev/null; then
+			writer=queued
+			break
+		fi
+		sleep 0.05
+		w=$((w + 1))
+	done
+	[ $writer = unseen ] && [ -n "$kpid" ] &&
+		writer="unseen ($(sed 's/^\[<[^>]*>\] //; s/+.*//' /proc/$kpid/stack 2>&1 | head -n 8 | tr '\n' ' '))"
+	echo >&9
+	exec 9>&-
+	w=0
+	while kill -0 $scan 2>/dev/null && [ $w -lt 600 ]; do sleep 0.05; w=$((w + 1)); done
+	if kill -0 $scan 2>/dev/null; then
+		t_fail "$name" "parked $parked, writer $writer; the enable still waits 30 s after the hold ended: deadlocked; blocked: $(blocked_tasks)"
+		return 0 2>/dev/null || exit 0
+	fi
+	kf_wait "done"
+	case $writer in queued | done) seen="queued or done" ;; *) seen=$writer ;; esac
+	t_eq "$name" "held|writer queued or done|err EBUSY|done 0" \
+		"$([ "$parked" -ge 1 ] && echo held)|writer $seen|$(cat /tmp/lpscan.out)|$(cat $KF/state)" \
+		"parked $parked, writer $writer while the scan was held (pid ${kpid:-not found})"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
+	unload_vfsfast
+	lp_remove
+elif [ ! -f /lab/vfsfast_lp.ko ]; then
+	t_fail "fault: test module vfsfast_lp available" "vfsfast_lp.ko was not built"
 fi
 t_check "fault: the module is unloaded at the end" gone

@@ -12,42 +12,11 @@
 LP=/sys/kernel/livepatch/vfsfast_lp
 lp_calls() { cat /sys/module/${1:-vfsfast_lp}/parameters/calls; }
 
-# Wait (up to 3 minutes) until livepatch $1's transition has finished:
-# another livepatch cannot be enabled while one is in transition (EBUSY).
-lp_settled() {
-	i=0
-	while [ "$(cat /sys/kernel/livepatch/$1/transition 2>/dev/null)" = 1 ] && [ $i -lt 1800 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # Whether readlink's fast path runs: one call moves the hit count.
 fast_path_runs() {
 	h0=$(stat_of readlink hits)
 	readlink /tmp/links/l0100 >/dev/null
 	[ "$(stat_of readlink hits)" -gt "$h0" ]
-}
-
-# Wait (up to 3 minutes) until livepatch $1's sysfs directory is gone.
-lp_gone() {
-	i=0
-	while [ -e /sys/kernel/livepatch/$1 ] && [ $i -lt 1800 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
-# Disable livepatch $1 (default vfsfast_lp), wait for its transition to
-# finish, remove it.  With the checker's tight readlink() loop running, a
-# transition takes about a minute on 6.12 (under a second on the other
-# kernels, and without the checker): its livepatch re-patches the
-# preemption static calls site by site when a transition starts and ends,
-# slow under TCG (Documentation/lab.md, "CI time").
-lp_remove() {
-	echo 0 >/sys/kernel/livepatch/${1:-vfsfast_lp}/enabled 2>/dev/null
-	lp_gone ${1:-vfsfast_lp}
-	rmmod ${1:-vfsfast_lp}
 }
 
 # The "vfsfast: readlink: ..." lines logged since the last call.

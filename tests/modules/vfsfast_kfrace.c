@@ -52,13 +52,31 @@ static void kfrace_set_state(const char *fmt, int err)
 	snprintf(kfrace_state, sizeof(kfrace_state), fmt, err);
 }
 
+/*
+ * The lock taken once released, in a frame of its own: /proc/<pid>/stack
+ * leaves out the scheduler's functions (the lock's slow path among them),
+ * so a test tells the kthread waiting for the lock from one still parked
+ * by this frame at the top of its stack.
+ */
+static noinline void kfrace_mutex_lock(struct mutex *lock)
+{
+	mutex_lock(lock);
+	barrier();	/* a call, not a tail call that would leave no frame */
+}
+
+static noinline void kfrace_down_write(struct rw_semaphore *sem)
+{
+	down_write(sem);
+	barrier();
+}
+
 /* Called instead of mutex_lock() by the parked kthread. */
 static void kfrace_park(struct mutex *lock)
 {
 	kfrace_set_state("parked", 0);
 	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
 	WRITE_ONCE(kfrace_passing, true);
-	mutex_lock(lock);
+	kfrace_mutex_lock(lock);
 	WRITE_ONCE(kfrace_passing, false);
 }
 
@@ -68,7 +86,7 @@ static void kfrace_park_rwsem(struct rw_semaphore *sem)
 	kfrace_set_state("parked", 0);
 	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
 	WRITE_ONCE(kfrace_passing, true);
-	down_write(sem);
+	kfrace_down_write(sem);
 	WRITE_ONCE(kfrace_passing, false);
 }
 
