@@ -123,12 +123,12 @@ MODULE_PARM_DESC(fi_lp_scan_parked, "test builds: holds by fi_park_lp_scan");
 
 /*
  * The names in /sys/kernel/livepatch, a batch at a time.  The actor only
- * copies them: since upstream 6.15 (and stable 6.1, 6.6 and 6.12)
- * kernfs_fop_readdir() holds sysfs's kernfs_rwsem across dir_emit(), so
- * a kernfs lookup from the actor would be a second down_read() of it,
- * which waits behind any writer queued since the first (a livepatch's
- * kworker freeing its sysfs files), a writer that waits for the first:
- * deadlock.  The lookups run once iterate_dir() has returned.
+ * copies them: since upstream 6.15 (7.2 here; any stable kernel that took
+ * the change) kernfs_fop_readdir() holds sysfs's kernfs_rwsem across
+ * dir_emit(), so a kernfs lookup from the actor would be a second
+ * down_read() of it, which waits behind any writer queued since the first
+ * (a livepatch's kworker freeing its sysfs files), a writer that waits for
+ * the first: deadlock.  The lookups run once iterate_dir() has returned.
  */
 #define VFSFAST_LP_BATCH	16
 struct vfsfast_lp_scan {

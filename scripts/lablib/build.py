@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import functools
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -70,9 +71,13 @@ def _exclusive(fn):
 
 
 def _tmp(kernel, name):
-    """A work path in /tmp of the kernel's chroot, per kernel: 6.1 and
-    legacy share the bookworm chroot."""
-    return f"/tmp/{name}-{kernel}"
+    """A work path in /tmp of the kernel's chroot, per kernel (6.1 and
+    legacy share the bookworm chroot) and per cache: two lab runs of
+    different trees share the chroots, and what one built (test modules,
+    the objects the objdump checks read) is read after its build's lock is
+    released, so it must not be where the other builds."""
+    tag = hashlib.sha1(os.path.realpath(util.cache_dir()).encode()).hexdigest()[:8]
+    return f"/tmp/{name}-{kernel}-{tag}"
 
 
 def _chroot_sh(kernel, script):

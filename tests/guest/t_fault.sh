@@ -144,8 +144,9 @@ if [ "$KN" = kernfs_rcu ]; then
 	unload_vfsfast
 fi
 # The livepatch scan (yield.c) reads /sys/kernel/livepatch with
-# iterate_dir().  Since upstream 6.15, and in stable 6.1, 6.6 and 6.12,
-# kernfs_fop_readdir() holds the root's kernfs_rwsem across dir_emit().
+# iterate_dir().  Since upstream 6.15 (7.2 here, and any stable kernel
+# that took the change) kernfs_fop_readdir() holds the root's
+# kernfs_rwsem across dir_emit().
 # The scan's actor is held there (fi_park_lp_scan) while a kfrace kthread
 # adds a sysfs directory, whose down_write() queues behind it.  Before the
 # fix the actor looked each name up itself, a second down_read() that
