@@ -163,11 +163,11 @@ static VFSFAST_FILLDIR_RET vfsfast_lp_scan_one(struct dir_context *ctx,
  */
 const char *vfsfast_lp_holder(const char *func)
 {
-	/* Under vfsfast_mutex: too big for the stack. */
+	/* Under vfsfast_mutex, as is the name returned: too big for the stack. */
 	static struct vfsfast_lp_scan scan = {
 		.ctx.actor = vfsfast_lp_scan_one,
 	};
-	static char found[MODULE_NAME_LEN];
+	const char *who = NULL;
 	struct file *dir;
 	int i;
 
@@ -178,17 +178,16 @@ const char *vfsfast_lp_holder(const char *func)
 	dir = filp_open("/sys/kernel/livepatch", O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(dir))
 		return NULL;
-	found[0] = '\0';
 	do {
 		scan.n = 0;
 		if (iterate_dir(dir, &scan.ctx))
 			break;
-		for (i = 0; i < scan.n && !found[0]; i++)
+		for (i = 0; i < scan.n && !who; i++)
 			if (vfsfast_lp_patches(scan.names[i], func))
-				strscpy(found, scan.names[i], MODULE_NAME_LEN);
-	} while (!found[0] && scan.n == VFSFAST_LP_BATCH);
+				who = scan.names[i];
+	} while (!who && scan.n == VFSFAST_LP_BATCH);
 	filp_close(dir, NULL);
-	return found[0] ? found : NULL;
+	return who;
 }
 
 static int vfsfast_module_event(struct notifier_block *nb,

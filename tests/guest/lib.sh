@@ -205,8 +205,8 @@ need_link_lists() {
 CHECKER_PATHS="/tmp/links/l0032 /tmp/links/l0100 /tmp/links/l4095 /mnt/ext4/links/l0032 /mnt/ext4/links/l0100 /proc/self /sys/class/net/lo"
 
 # parked_stack PID FUNC: the kernel stacks of PID's threads once one of
-# them shows FUNC, where the call parks (up to 5 s; then whatever they
-# show).  A task that has just woken the thread reporting it parked may
+# them shows FUNC, where the call parks (up to 5 s, or until PID is gone;
+# then whatever they show).  A task that has just woken the thread reporting it parked may
 # still be running, and a running task's stack file shows the frames of
 # its last switch, which can be anywhere it was preempted earlier (once
 # in 5.10-debug's t_unload: a frame of vfsfast's from before the call
@@ -216,7 +216,7 @@ parked_stack() {
 	while :; do
 		_s=$(cat /proc/$1/task/*/stack 2>/dev/null)
 		case "$_s" in *"$2"*) break ;; esac
-		[ $_j -ge 100 ] && break
+		[ $_j -ge 100 ] || [ ! -e "/proc/$1" ] && break
 		sleep 0.05
 		_j=$((_j + 1))
 	done
@@ -306,12 +306,17 @@ kernfs_knob() {
 	done
 }
 
-# Every task asleep in D state: "pid comm: its kernel stack's first
-# functions", for a diagnostic; reads only /proc.
+# A kernel stack (/proc/PID/stack) on stdin as its first 8 function
+# names on one line, for a diagnostic.
+stack_funcs() {
+	sed 's/^\[<[^>]*>\] //; s/+.*//' | head -n 8 | tr '\n' ' '
+}
+
+# Every task asleep in D state: "pid comm: stack_funcs"; reads only /proc.
 blocked_tasks() {
 	for d in /proc/[0-9]*; do
 		grep -q '^State:.D' $d/status 2>/dev/null || continue
-		echo "${d#/proc/} $(cat $d/comm 2>/dev/null): $(sed 's/^\[<[^>]*>\] //; s/+.*//' $d/stack 2>/dev/null | head -n 8 | tr '\n' ' ')"
+		echo "${d#/proc/} $(cat $d/comm 2>/dev/null): $(stack_funcs <$d/stack 2>/dev/null)"
 	done | paste -sd ';' -
 }
 
@@ -334,17 +339,6 @@ kf_do() {
 }
 
 # Livepatches (t_livepatch, t_fault), such as vfsfast_lp.ko.
-
-# Wait (up to 3 minutes) until livepatch $1's transition has finished:
-# another livepatch cannot be enabled while one is in transition (EBUSY).
-lp_settled() {
-	i=0
-	while [ "$(cat /sys/kernel/livepatch/$1/transition 2>/dev/null)" = 1 ] && [ $i -lt 1800 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # Wait (up to 3 minutes) until livepatch $1's sysfs directory is gone.
 lp_gone() {
 	i=0

@@ -177,24 +177,18 @@ if [ -f /lab/vfsfast_lp.ko ] && [ -f /lab/vfsfast_kfrace.ko ]; then
 	kpid=$(grep -lx kfrace /proc/[0-9]*/comm 2>/dev/null | head -n 1)
 	kpid=${kpid#/proc/} kpid=${kpid%/comm}
 	echo 1 >$KF/release
-	# The writer either queues (asleep in the lock: kfrace's frame for it
-	# tops its kernel stack) or, on a kernel that drops the lock around dir_emit(), adds
-	# its directory and exits.
-	writer=unseen w=0
-	while [ -n "$kpid" ] && [ $w -lt 200 ]; do
-		if [ ! -e /proc/$kpid ]; then
-			writer=done
-			break
-		fi
-		if grep -qE 'kfrace_down_write|kfrace_mutex_lock' /proc/$kpid/stack 2>/dev/null; then
-			writer=queued
-			break
-		fi
-		sleep 0.05
-		w=$((w + 1))
-	done
-	[ $writer = unseen ] && [ -n "$kpid" ] &&
-		writer="unseen ($(sed 's/^\[<[^>]*>\] //; s/+.*//' /proc/$kpid/stack 2>&1 | head -n 8 | tr '\n' ' '))"
+	# The writer either queues (asleep in the lock: kfrace's frame for it,
+	# kfrace_lock_*, tops its kernel stack) or, on a kernel that drops
+	# the lock around dir_emit(), adds its directory and exits.
+	st=$(parked_stack "${kpid:-none}" kfrace_lock_)
+	case $st in
+	*kfrace_lock_*) writer=queued ;;
+	*) if [ -n "$kpid" ] && [ ! -e /proc/$kpid ]; then
+		writer=done
+	   else
+		writer="unseen (${kpid:-no kfrace thread}: $(echo "$st" | stack_funcs))"
+	   fi ;;
+	esac
 	echo >&9
 	exec 9>&-
 	w=0
@@ -207,7 +201,7 @@ if [ -f /lab/vfsfast_lp.ko ] && [ -f /lab/vfsfast_kfrace.ko ]; then
 	case $writer in queued | done) seen="queued or done" ;; *) seen=$writer ;; esac
 	t_eq "$name" "held|writer queued or done|err EBUSY|done 0" \
 		"$([ "$parked" -ge 1 ] && echo held)|writer $seen|$(cat /tmp/lpscan.out)|$(cat $KF/state)" \
-		"parked $parked, writer $writer while the scan was held (pid ${kpid:-not found})"
+		"parked $parked, writer $writer while the scan was held (pid $kpid)"
 	echo 1 >$KF/remove
 	rmmod vfsfast_kfrace
 	unload_vfsfast

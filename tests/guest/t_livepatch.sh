@@ -12,6 +12,16 @@
 LP=/sys/kernel/livepatch/vfsfast_lp
 lp_calls() { cat /sys/module/${1:-vfsfast_lp}/parameters/calls; }
 
+# Wait (up to 3 minutes) until livepatch $1's transition has finished:
+# another livepatch cannot be enabled while one is in transition (EBUSY).
+lp_settled() {
+	i=0
+	while [ "$(cat /sys/kernel/livepatch/$1/transition 2>/dev/null)" = 1 ] && [ $i -lt 1800 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # Whether readlink's fast path runs: one call moves the hit count.
 fast_path_runs() {
 	h0=$(stat_of readlink hits)

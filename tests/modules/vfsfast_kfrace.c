@@ -58,13 +58,13 @@ static void kfrace_set_state(const char *fmt, int err)
  * so a test tells the kthread waiting for the lock from one still parked
  * by this frame at the top of its stack.
  */
-static noinline void kfrace_mutex_lock(struct mutex *lock)
+static noinline void kfrace_lock_mutex(struct mutex *lock)
 {
 	mutex_lock(lock);
 	barrier();	/* a call, not a tail call that would leave no frame */
 }
 
-static noinline void kfrace_down_write(struct rw_semaphore *sem)
+static noinline void kfrace_lock_rwsem(struct rw_semaphore *sem)
 {
 	down_write(sem);
 	barrier();
@@ -76,7 +76,7 @@ static void kfrace_park(struct mutex *lock)
 	kfrace_set_state("parked", 0);
 	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
 	WRITE_ONCE(kfrace_passing, true);
-	kfrace_mutex_lock(lock);
+	kfrace_lock_mutex(lock);
 	WRITE_ONCE(kfrace_passing, false);
 }
 
@@ -86,7 +86,7 @@ static void kfrace_park_rwsem(struct rw_semaphore *sem)
 	kfrace_set_state("parked", 0);
 	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
 	WRITE_ONCE(kfrace_passing, true);
-	kfrace_down_write(sem);
+	kfrace_lock_rwsem(sem);
 	WRITE_ONCE(kfrace_passing, false);
 }
 
