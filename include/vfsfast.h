@@ -20,6 +20,7 @@
 #include <linux/ftrace.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
@@ -521,6 +522,22 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
 				  unsigned long *size);
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
+
+/* split.c: the shape of a part GCC split off (VFSFAST_KIND_split). */
+struct vfsfast_split_watch {
+	struct kprobe via, part;
+	struct task_struct *task;
+	unsigned int via_args;
+	unsigned int hits;
+	unsigned long seen[VFSFAST_ARG_REGS];
+};
+
+int vfsfast_split_watch(struct vfsfast_split_watch *w, const char *via,
+			unsigned int via_args, const char *part);
+const char *vfsfast_split_seen(struct vfsfast_split_watch *w,
+			       const unsigned long *args, unsigned int nargs,
+			       unsigned int ints);
+void vfsfast_split_unwatch(struct vfsfast_split_watch *w);
 
 /* quiesce.c */
 int vfsfast_quiesce(struct vfsfast_opt *opt);

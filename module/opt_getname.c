@@ -60,6 +60,8 @@
 #include <linux/audit.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/namei.h>
@@ -257,7 +259,8 @@ static void vfsfast_putname(struct filename *name)
 {
 	if (IS_ERR_OR_NULL(name) ||
 	    unlikely(name->name != name->iname ||
-		     vfsfast_name_refs(name) != 1 || !in_task())) {
+		     vfsfast_name_refs(name) != 1 || !in_task() ||
+		     vfsfast_name_sampled(name))) {
 		vfsfast_putname_stock(name);
 		return;
 	}
@@ -275,10 +278,31 @@ VFSFAST_TAIL_CALL(vfsfast_putname, vfsfast_putname_stock);
 
 /*
  * Whether the target takes getname_flags()'s arguments, where it is the
- * part GCC split off: its answers for a name, the empty name and the
- * empty name with LOOKUP_EMPTY, against getname()'s and stock's rules,
- * for a name in a page of the loading task.  Nothing is hooked yet.
+ * part GCC split off.  First its shape, watched (split.c): getname(),
+ * which is getname_flags(name, 0, NULL) on every kernel, must enter it
+ * with exactly those arguments and no further one; a part split
+ * otherwise is never called.  Then its answers for a name, the empty
+ * name and the empty name with LOOKUP_EMPTY, against getname()'s and
+ * stock's rules, for a name in a page of the loading task.  Nothing is
+ * hooked yet.
  */
+static const char *vfsfast_getname_shape(char __user *page)
+{
+	const unsigned long args[] = { (unsigned long)page, 0, 0 };
+	struct vfsfast_split_watch w;
+	struct filename *name;
+	const char *why;
+
+	if (vfsfast_split_watch(&w, "getname", 1, "getname_flags.part.0"))
+		return "cannot be probed";
+	name = vfsfast_stock_getname(page);
+	why = vfsfast_split_seen(&w, args, VFSFAST_GETNAME_NARGS, BIT(1));
+	vfsfast_split_unwatch(&w);
+	if (!IS_ERR(name))
+		vfsfast_stock_putname(name);
+	return why;
+}
+
 static noinline const char *vfsfast_getname_check(char __user *page)
 {
 	int __maybe_unused empty = 0;
@@ -287,6 +311,9 @@ static noinline const char *vfsfast_getname_check(char __user *page)
 
 	if (copy_to_user(page, "vfsfast", sizeof("vfsfast")))
 		return "cannot write the test name";
+	why = vfsfast_getname_shape(page);
+	if (why)
+		return why;
 	a = vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS_OF(page, 0, NULL);
 	b = vfsfast_stock_getname(page);
 	if (IS_ERR(a) || IS_ERR(b) || strcmp(a->name, "vfsfast") ||
@@ -319,11 +346,70 @@ static noinline const char *vfsfast_getname_check(char __user *page)
 	return why;
 }
 
+/*
+ * Whether slab debugging watches names_cache: a kept object is live to
+ * the allocator, so a use after putname() would go unseen by poisoning,
+ * red zones and the checks of a free.  SLUB (CONFIG_SLUB_DEBUG, turned
+ * on by slub_debug= or CONFIG_SLUB_DEBUG_ON) says so per cache in sysfs,
+ * asked here through kernfs rather than a path, so that the loading
+ * task's mounts do not matter.  True, with the optimization unsupported
+ * saying why, where it does or cannot be told.
+ */
+static bool vfsfast_getname_debugged(struct vfsfast_opt *opt, char *page)
+{
+	static const char *const flags[] = {
+		"sanity_checks", "red_zone", "poison", "store_user",
+	};
+	struct kernfs_node *slab, *cache = NULL, *attr;
+	const char *on = NULL, *unknown = NULL;
+	struct kobject *kobj;
+	unsigned int i;
+
+	if (IS_ENABLED(CONFIG_DEBUG_SLAB))
+		on = "CONFIG_DEBUG_SLAB";
+	if (on || !IS_ENABLED(CONFIG_SLUB_DEBUG))
+		goto out;
+	slab = kernfs_find_and_get(kernel_kobj->sd, "slab");
+	if (slab)
+		cache = kernfs_find_and_get(slab, "names_cache");
+	kernfs_put(slab);
+	if (!cache) {
+		unknown = "no /sys/kernel/slab/names_cache";
+		goto out;
+	}
+	kobj = cache->priv;
+	for (i = 0; i < ARRAY_SIZE(flags) && !on && !unknown; i++) {
+		attr = kernfs_find_and_get(cache, flags[i]);
+		if (!attr || kobj->ktype->sysfs_ops->show(kobj, attr->priv, page) <= 0)
+			unknown = flags[i];
+		else if (page[0] != '0')
+			on = flags[i];
+		kernfs_put(attr);
+	}
+	kernfs_put(cache);
+out:
+	if (on)
+		vfsfast_unsupported(opt, "slab debugging watches names_cache (%s): names kept for reuse would hide a use after putname() from it",
+				    on);
+	else if (unknown)
+		vfsfast_unsupported(opt, "cannot tell whether slab debugging watches names_cache (%s would not read)",
+				    unknown);
+	return on || unknown;
+}
+
 static int vfsfast_getname_setup(struct vfsfast_opt *opt)
 {
-	unsigned long addr;
+	unsigned long addr, page;
 	const char *why;
+	bool debugged;
 
+	page = get_zeroed_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	debugged = vfsfast_getname_debugged(opt, (char *)page);
+	free_page(page);
+	if (debugged)
+		return -EINVAL;
 	if (!opt->funcs[0].split)
 		return 0;
 	if (!current->mm) {
@@ -340,13 +426,15 @@ static int vfsfast_getname_setup(struct vfsfast_opt *opt)
 	why = vfsfast_getname_check((char __user *)addr);
 	vm_munmap(addr, PAGE_SIZE);
 	if (why) {
-		vfsfast_unsupported(opt, "getname_flags.part.0 does not take getname_flags()'s arguments (%s)",
+		vfsfast_unsupported(opt, "getname_flags.part.0 does not take getname_flags()'s arguments: %s",
 				    why);
 		return -EINVAL;
 	}
 	return 0;
 }
 
+VFSFAST_BOUNDED_CALL(vfsfast_getname_shape, vfsfast_stock_getname);
+VFSFAST_BOUNDED_CALL(vfsfast_getname_shape, vfsfast_stock_putname);
 VFSFAST_BOUNDED_CALL(vfsfast_getname_check, vfsfast_stock_getname_flags);
 VFSFAST_BOUNDED_CALL(vfsfast_getname_check, vfsfast_stock_getname);
 VFSFAST_BOUNDED_CALL(vfsfast_getname_check, vfsfast_stock_putname);

@@ -85,13 +85,22 @@ static bool fi_lookup_exec_noacl, fi_lookup_exec_idmap, fi_lookup_exec_nolsm;
 module_param(fi_lookup_exec_noacl, bool, 0644);
 module_param(fi_lookup_exec_idmap, bool, 0644);
 module_param(fi_lookup_exec_nolsm, bool, 0644);
+/*
+ * fi_lookup_exec_anyowner=1 takes a caller whose fsuid maps to no one
+ * for the owner of a directory that nobody owns, the bug t_lookup_exec's
+ * unmapped-id check must catch where stock judges such a caller as other.
+ */
+static bool fi_lookup_exec_anyowner;
+module_param(fi_lookup_exec_anyowner, bool, 0644);
 #define vfsfast_fi_noacl()	READ_ONCE(fi_lookup_exec_noacl)
 #define vfsfast_fi_idmap()	READ_ONCE(fi_lookup_exec_idmap)
 #define vfsfast_fi_nolsm()	READ_ONCE(fi_lookup_exec_nolsm)
+#define vfsfast_fi_anyowner()	READ_ONCE(fi_lookup_exec_anyowner)
 #else
 #define vfsfast_fi_noacl()	false
 #define vfsfast_fi_idmap()	false
 #define vfsfast_fi_nolsm()	false
+#define vfsfast_fi_anyowner()	false
 #endif
 
 static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION_PARAMS
@@ -105,11 +114,21 @@ static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION
  * (on a mount that maps no ids) by the owner's search bit, before any
  * ACL is looked at; anyone else when all three search bits are set and
  * no ACL can say otherwise.  mode is the caller's one read of i_mode.
+ *
+ * An owner that maps to no one (INVALID_UID: an ext4 inode owned by
+ * 4294967295, a ksmbd user mapped there) is nobody's from 6.0 on, where
+ * acl_permission_check() asks vfsuid_eq_kuid(), which is false for an
+ * invalid id, and 5.10's uid_eq() makes a caller of that fsuid its
+ * owner.  Such a directory never takes the owner test here: all three
+ * search bits grant the same answer on both, anything else goes to stock.
  */
 static __always_inline bool vfsfast_mode_grants(struct inode *inode, umode_t mode,
 						bool unmapped)
 {
-	if (unmapped && uid_eq(current_fsuid(), inode->i_uid))
+	kuid_t owner = inode->i_uid;
+
+	if (unmapped && (uid_valid(owner) || vfsfast_fi_anyowner()) &&
+	    uid_eq(current_fsuid(), owner))
 		return mode & 0100;
 	return (mode & 0111) == 0111 &&
 	       (!IS_POSIXACL(inode) || vfsfast_acl_known_absent(inode) ||
@@ -143,31 +162,84 @@ VFSFAST_TAIL_CALL(vfsfast_inode_permission, vfsfast_inode_permission_stock);
  * Where GCC split inode_permission() (5.10: its head returns -EROFS for
  * MAY_WRITE on a read-only filesystem and jumps to
  * inode_permission.part.0 with its arguments unchanged, and the walk
- * calls the part directly), the target is the part: it must answer as
- * inode_permission() does, for the loading task's root directory with
- * and without MAY_NOT_BLOCK.  Nothing is hooked yet.
+ * calls the part directly), the target is the part.  Its shape is
+ * watched first (split.c): entered from inode_permission() with exactly
+ * its arguments, with and without MAY_NOT_BLOCK, and no further one.
+ * Only then is the part called, to answer as inode_permission() does for
+ * the loading task's root directory.  MAY_NOT_BLOCK is asked under
+ * rcu_read_lock(), as path lookup asks it.  Nothing is hooked yet.
  */
+static const int vfsfast_lookup_exec_masks[] = { MAY_EXEC, MAY_EXEC | MAY_NOT_BLOCK };
+
+static noinline int vfsfast_lookup_exec_ask(struct path *root, int mask, bool part)
+{
+	struct inode *inode = d_inode(root->dentry);
+
+	if (part)
+		return vfsfast_stock_inode_permission
+			VFSFAST_INODE_PERMISSION_ARGS_OF(root->mnt, inode, mask);
+	return inode_permission
+		VFSFAST_INODE_PERMISSION_ARGS_OF(root->mnt, inode, mask);
+}
+
+static int vfsfast_lookup_exec_ask_rcu(struct path *root, int mask, bool part)
+{
+	int ret;
+
+	if (!(mask & MAY_NOT_BLOCK))
+		return vfsfast_lookup_exec_ask(root, mask, part);
+	rcu_read_lock();
+	ret = vfsfast_lookup_exec_ask(root, mask, part);
+	rcu_read_unlock();
+	return ret;
+}
+
+static const char *vfsfast_lookup_exec_shape(struct path *root)
+{
+	struct vfsfast_split_watch w;
+	unsigned long args[3];
+	const char *why = NULL;
+	unsigned int n, i;
+	int ret;
+
+	ret = vfsfast_split_watch(&w, "inode_permission", VFSFAST_INODE_PERMISSION_NARGS,
+				  "inode_permission.part.0");
+	if (ret)
+		return "cannot be probed";
+	for (i = 0; i < ARRAY_SIZE(vfsfast_lookup_exec_masks) && !why; i++) {
+		n = vfsfast_lookup_exec_args(args, root->mnt, d_inode(root->dentry),
+					     vfsfast_lookup_exec_masks[i]);
+		vfsfast_lookup_exec_ask_rcu(root, vfsfast_lookup_exec_masks[i], false);
+		why = vfsfast_split_seen(&w, args, n, BIT(n - 1));
+	}
+	vfsfast_split_unwatch(&w);
+	return why;
+}
+
 static int vfsfast_lookup_exec_setup(struct vfsfast_opt *opt)
 {
-	static const int masks[] = { MAY_EXEC, MAY_EXEC | MAY_NOT_BLOCK };
-	struct inode *inode;
+	int i, mask, part = 0, whole = 0;
+	const char *why;
 	struct path root;
-	int i, part, whole;
 
 	if (!opt->funcs[0].split)
 		return 0;
 	get_fs_root(current->fs, &root);
-	inode = d_inode(root.dentry);
-	for (i = 0; i < ARRAY_SIZE(masks); i++) {
-		part = vfsfast_stock_inode_permission
-			VFSFAST_INODE_PERMISSION_ARGS_OF(root.mnt, inode, masks[i]);
-		whole = inode_permission
-			VFSFAST_INODE_PERMISSION_ARGS_OF(root.mnt, inode, masks[i]);
+	why = vfsfast_lookup_exec_shape(&root);
+	if (why) {
+		path_put(&root);
+		vfsfast_unsupported(opt, "inode_permission.part.0 %s", why);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(vfsfast_lookup_exec_masks); i++) {
+		mask = vfsfast_lookup_exec_masks[i];
+		part = vfsfast_lookup_exec_ask_rcu(&root, mask, true);
+		whole = vfsfast_lookup_exec_ask_rcu(&root, mask, false);
 		if (part != whole)
 			break;
 	}
 	path_put(&root);
-	if (i < ARRAY_SIZE(masks)) {
+	if (i < ARRAY_SIZE(vfsfast_lookup_exec_masks)) {
 		vfsfast_unsupported(opt, "inode_permission.part.0 answers %d where inode_permission() answers %d",
 				    part, whole);
 		return -EINVAL;
@@ -180,7 +252,7 @@ static int vfsfast_lookup_exec_setup(struct vfsfast_opt *opt)
  * wait for it (the module is not live yet), whatever the root's
  * filesystem makes a ->permission() wait for.
  */
-VFSFAST_BOUNDED_CALL(vfsfast_lookup_exec_setup, vfsfast_stock_inode_permission);
+VFSFAST_BOUNDED_CALL(vfsfast_lookup_exec_ask, vfsfast_stock_inode_permission);
 
 VFSFAST_FUNCS(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS);
 #else
@@ -193,6 +265,12 @@ VFSFAST_OPTIMIZATION(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS,
 	.upstream = VFSFAST_UPSTREAM_LOOKUP_EXEC,
 	.lacks = VFSFAST_NO_LOOKUP_EXEC,
 	.setup = vfsfast_lookup_exec_setup,
-	/* The shortcut stands in for these checks of stock's. */
-	.covers = VFSFAST_COVERS("generic_permission"),
+	/*
+	 * The shortcut stands in for these checks of stock's, wherever a
+	 * kernel has them out of line: the owner's id through the mount
+	 * (make_vfsuid(), 6.3 on) and the absent ACL's lookup.
+	 */
+	.covers = VFSFAST_COVERS("generic_permission", "acl_permission_check",
+				 "make_vfsuid", "check_acl", "get_inode_acl",
+				 "get_acl", "get_cached_acl_rcu"),
 );

@@ -10,6 +10,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sysfs.h>
 
@@ -27,6 +28,31 @@
 #define vfsfast_noipa	__attribute__((__noipa__))
 #else
 #define vfsfast_noipa	noinline
+#endif
+
+/* ---- architecture ------------------------------------------------------ */
+
+/*
+ * The registers a kernel function's arguments arrive in, by position, in
+ * a probe's pt_regs: regs_get_kernel_argument() only reads them, and the
+ * check of a split part's shape (split.c) writes them too.
+ */
+#if defined(CONFIG_X86_64)
+#define VFSFAST_ARG_REGS	6
+static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int n)
+{
+	unsigned long *const regs_of[VFSFAST_ARG_REGS] = {
+		&regs->di, &regs->si, &regs->dx, &regs->cx, &regs->r8, &regs->r9,
+	};
+
+	return regs_of[n];
+}
+#elif defined(CONFIG_ARM64)
+#define VFSFAST_ARG_REGS	8
+static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int n)
+{
+	return (unsigned long *)&regs->regs[n];
+}
 #endif
 
 /* ---- ftrace callbacks -------------------------------------------------- */

@@ -20,6 +20,17 @@
 #define VFSFAST_UPSTREAM_GETNAME_INFO	"filename_embedded"
 #define VFSFAST_NO_GETNAME \
 	"the kernel has it upstream (struct filename with the name embedded, 7.0): nothing to replace"
+#elif defined(CONFIG_KASAN)
+/*
+ * A kept object is live to KASAN: a use after putname(), or a second
+ * putname() once the object went to the next name, would be silent
+ * corruption where KASAN reports it.  A kernel built to find those is
+ * worth more than the clear.
+ */
+#define VFSFAST_UPSTREAM_GETNAME		NULL
+#define VFSFAST_UPSTREAM_GETNAME_INFO	"none"
+#define VFSFAST_NO_GETNAME \
+	"KASAN is on: names kept for reuse would hide a use after putname() from it"
 #else
 #define VFSFAST_GETNAME			1
 #define VFSFAST_UPSTREAM_GETNAME		NULL
@@ -38,6 +49,7 @@
 #define VFSFAST_GETNAME_PARAMS	(const char __user *filename, int flags, int *empty)
 #define VFSFAST_GETNAME_ARGS	(filename, flags, empty)
 #define VFSFAST_GETNAME_ARGS_OF(name, flags, empty)	(name, flags, empty)
+#define VFSFAST_GETNAME_NARGS	3
 #define vfsfast_getname_report_empty()	\
 	do {				\
 		if (empty)		\
@@ -47,7 +59,19 @@
 #define VFSFAST_GETNAME_PARAMS	(const char __user *filename, int flags)
 #define VFSFAST_GETNAME_ARGS	(filename, flags)
 #define VFSFAST_GETNAME_ARGS_OF(name, flags, empty)	(name, flags)
+#define VFSFAST_GETNAME_NARGS	2
 #define vfsfast_getname_report_empty()	do { } while (0)
+#endif
+
+/*
+ * An object KFENCE sampled is never kept: it goes back through
+ * kmem_cache_free(), so that KFENCE still sees a use after putname().
+ */
+#ifdef VFSFAST_HAVE_KFENCE
+#include <linux/kfence.h>
+#define vfsfast_name_sampled(name)	is_kfence_address(name)
+#else
+#define vfsfast_name_sampled(name)	false
 #endif
 
 #ifdef VFSFAST_HAVE_FILENAME_REFCNT_ATOMIC

@@ -47,6 +47,10 @@
 #define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask) \
 	(mnt_idmap(mnt), inode, mask)
 #define vfsfast_mount_maps_nothing()	(idmap == &nop_mnt_idmap)
+#define VFSFAST_INODE_PERMISSION_NARGS	3
+#define vfsfast_lookup_exec_args(args, mnt, inode, mask)		\
+	vfsfast_args3(args, (unsigned long)mnt_idmap(mnt),		\
+		      (unsigned long)(inode), (unsigned int)(mask))
 #elif defined(VFSFAST_HAVE_INODE_PERMISSION_USERNS)
 #define VFSFAST_INODE_PERMISSION_PARAMS	\
 	(struct user_namespace *mnt_userns, struct inode *inode, int mask)
@@ -54,12 +58,38 @@
 #define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask) \
 	(mnt_user_ns(mnt), inode, mask)
 #define vfsfast_mount_maps_nothing()	(mnt_userns == &init_user_ns)
+#define VFSFAST_INODE_PERMISSION_NARGS	3
+#define vfsfast_lookup_exec_args(args, mnt, inode, mask)		\
+	vfsfast_args3(args, (unsigned long)mnt_user_ns(mnt),		\
+		      (unsigned long)(inode), (unsigned int)(mask))
 #else
 #define VFSFAST_INODE_PERMISSION_PARAMS	(struct inode *inode, int mask)
 #define VFSFAST_INODE_PERMISSION_ARGS	(inode, mask)
 #define VFSFAST_INODE_PERMISSION_ARGS_OF(mnt, inode, mask)	(inode, mask)
 #define vfsfast_mount_maps_nothing()	true
+#define VFSFAST_INODE_PERMISSION_NARGS	2
+#define vfsfast_lookup_exec_args(args, mnt, inode, mask)		\
+	vfsfast_args2(args, (unsigned long)(inode), (unsigned int)(mask))
 #endif
+
+/*
+ * The arguments of one inode_permission() call as registers hold them,
+ * for the check of the split part's shape; returns how many.
+ */
+static inline unsigned int vfsfast_args2(unsigned long *args, unsigned long a,
+					 unsigned long b)
+{
+	args[0] = a;
+	args[1] = b;
+	return 2;
+}
+
+static inline unsigned int vfsfast_args3(unsigned long *args, unsigned long a,
+					 unsigned long b, unsigned long c)
+{
+	args[2] = c;
+	return vfsfast_args2(args, a, b) + 1;
+}
 
 /*
  * Whether the inode's access ACL is known to be absent: i_acl is NULL

@@ -405,10 +405,12 @@ def make_install(kernel):
 # tests/modules: an IPMODIFY holder of vfs_readlink, a real livepatch and
 # its cumulative successor, the kernfs task parker, a holder of
 # cgroup_mutex, a livepatch of close_fd() (a function close_sync stands in
-# for); and vfsfast built with fault injection.
+# for), walks by and through ids that map to no one, a use of a name
+# after putname() for KASAN to report; and vfsfast built with fault
+# injection.
 TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace", "vfsfast_testfs",
-                "vfsfast_flushrec", "vfsfast_cgmutex", "vfsfast_lp_close",
-                "vfsfast-fi"]
+                "vfsfast_flushrec", "vfsfast_cgmutex", "vfsfast_lp_close", "vfsfast_nobody",
+                "vfsfast_nameuaf", "vfsfast-fi"]
 
 
 def test_modules(kernel):
@@ -429,13 +431,7 @@ def modinfo(ko, field):
 
 def kernel_config(kernel):
     """The CONFIG_ options of the kernel's headers, as a dict."""
-    path = os.path.join(kernel.headers_dir, "include/config/auto.conf")
-    conf = {}
-    for line in open(path):
-        m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
-        if m:
-            conf[m.group(1)] = m.group(2)
-    return conf
+    return kernel.config()
 
 
 def expected_backends(kernel):

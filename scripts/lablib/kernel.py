@@ -19,6 +19,7 @@ lablib_imports_test.py checks there is no cycle).
 import dataclasses
 import glob
 import os
+import re
 
 from . import util
 
@@ -163,6 +164,16 @@ class Kernel:
 
     def source_header(self, rel):
         return self.kind.source_header(self, rel)
+
+    def config(self):
+        """The CONFIG_ options of the kernel's headers, as a dict."""
+        conf = {}
+        with open(os.path.join(self.headers_dir, "include/config/auto.conf")) as f:
+            for line in f:
+                m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
+                if m:
+                    conf[m.group(1)] = m.group(2)
+        return conf
 
     def header_text(self, rel):
         """Text of include/<rel> in the kernel's headers ("" if absent)."""

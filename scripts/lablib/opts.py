@@ -111,6 +111,15 @@ def _getname_upstream(k):
     return re.search(r"#define\s+EMBEDDED_NAME_MAX\b", k.header_text("linux/fs.h")) is not None
 
 
+def _getname_lacks(k):
+    """A KASAN kernel (the debug kernels) gets no kept names: the module
+    is built without the targets (module/compat/getname.h).  The kernel's
+    own configuration, not its base's."""
+    if k.config().get("CONFIG_KASAN") == "y":
+        return "KASAN is on: names kept for reuse would hide a use after putname() from it"
+    return None
+
+
 def _lookup_exec_upstream(k):
     """fs.h defines IOP_FASTPERM_MAY_EXEC: path lookup checks MAY_EXEC on
     a directory itself (6.19)."""
@@ -253,7 +262,7 @@ OPTS = [
         unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
     Opt("getname", ("getname_flags", "putname"), "filename_embedded",
         "names are small objects with the name embedded (EMBEDDED_NAME_MAX)",
-        _getname_upstream, workloads="path",
+        _getname_upstream, workloads="path", lacks=_getname_lacks,
         unsupported="the kernel has it upstream (struct filename with the name embedded, 7.0): "
                     "nothing to replace"),
     Opt("lookup_exec", ("inode_permission",), "IOP_FASTPERM_MAY_EXEC",
@@ -312,6 +321,7 @@ def guest_env(k):
       VFSFAST_OPT_<NAME>_UPSTREAM   modinfo's expected upstream= tag
       VFSFAST_OPT_<NAME>_STATUS_UPSTREAM  the status file's "upstream:" line
       VFSFAST_OPT_<NAME>_MODINFO    `modinfo -F vfsfast_opt_<name>`, expected
+      VFSFAST_OPT_<NAME>_LACKS      why k cannot have it at all, or empty
       VFSFAST_EXPECT_LOAD_STATUS    `vfsfast load enable=none`'s lines,
                                     joined by "|" (as t_load.sh compares)
     """
@@ -324,6 +334,7 @@ def guest_env(k):
         env[f"VFSFAST_OPT_{n}_UPSTREAM"] = o.upstream(k)
         env[f"VFSFAST_OPT_{n}_STATUS_UPSTREAM"] = o.upstream_text(k)
         env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)
+        env[f"VFSFAST_OPT_{n}_LACKS"] = o.lacking(k) or ""
     env["VFSFAST_OPTS"] = " ".join(o.name for o in OPTS)
     env["VFSFAST_OPTS_AUTO"] = " ".join(o.name for o in OPTS if o.auto(k))
     env["VFSFAST_OPTS_OPTIN"] = " ".join(o.name for o in OPTS if o.opt_in)

@@ -164,13 +164,24 @@ unload_vfsfast() {
 
 # load_time_opt OPT: load the module (enable=none) for an optimization
 # whose upstream presence the module finds at load.  Where the lab expects
-# the kernel to have it (VFSFAST_OPT_<OPT>_STATUS_UPSTREAM), check that
-# status says so and that enabling is refused, unload, and return 1; else
-# check that it is off, and return 0 with the module loaded.
+# the kernel to have it (VFSFAST_OPT_<OPT>_STATUS_UPSTREAM), or to lack
+# what it needs (VFSFAST_OPT_<OPT>_LACKS: a KASAN kernel for getname),
+# check that status says so and that enabling is refused, unload, and
+# return 1; else check that it is off, and return 0 with the module
+# loaded.
 load_time_opt() {
 	load_vfsfast enable=none
 	oneline "$(cat $VF/$1/status)"
 	eval "up=\$VFSFAST_OPT_$(echo $1 | tr a-z A-Z)_STATUS_UPSTREAM"
+	eval "lacks=\$VFSFAST_OPT_$(echo $1 | tr a-z A-Z)_LACKS"
+	if [ -n "$lacks" ]; then
+		t_checkv "$1: unsupported where the kernel lacks what it needs, saying why" "$_one" \
+			[ "$(head -n 1 $VF/$1/status)" = "unsupported: $lacks" ]
+		t_check "$1: enable refused where the kernel lacks what it needs" \
+			sh -c "! echo 1 >$VF/$1/enabled 2>/dev/null"
+		unload_vfsfast
+		return 1
+	fi
 	if [ "$up" != none ]; then
 		t_checkv "$1: unsupported where the kernel has it upstream, saying so (asked at load)" "$_one" \
 			grep -q '^unsupported: the kernel has it upstream' $VF/$1/status

@@ -9,7 +9,10 @@
 #  - kernfs_rcu's attribute generation crossing its sign change must not
 #    turn every permission and getattr into a fallback;
 #  - a sysfs writer queued while the livepatch scan's readdir holds
-#    sysfs's kernfs_rwsem must not deadlock the scan.
+#    sysfs's kernfs_rwsem must not deadlock the scan;
+#  - a target GCC split otherwise (its part entered with one more
+#    argument) must leave the optimization unsupported before anything
+#    calls the part, and the module loaded.
 
 . /lab/lib.sh; in_group t_fault || return 0
 
@@ -33,6 +36,37 @@ load_fi enable=none
 KN=$(kernfs_knob)
 rmmod vfsfast
 [ -n "$KN" ] || note "fault: no kernfs knob on this kernel: its checks are left out"
+
+# Every part GCC split off a target (<function>.part.0, where this
+# kernel has one) seen as entered with one more argument than its
+# function takes (fi_split_extra): the optimization is unsupported,
+# saying so, and the module loads; where the target is not split, the
+# check does not apply.
+split=
+for spec in "getname getname_flags" "lookup_exec inode_permission"; do
+	set -- $spec
+	eval "up=\$VFSFAST_OPT_$(echo $1 | tr a-z A-Z)_STATUS_UPSTREAM"
+	eval "lacks=\$VFSFAST_OPT_$(echo $1 | tr a-z A-Z)_LACKS"
+	[ "$up" = none ] && [ -z "$lacks" ] || continue
+	grep -q " $2\.part\.0\$" /proc/kallsyms && split="$split $1:$2"
+done
+if [ -n "$split" ]; then
+	got=
+	want=
+	if load_fi enable=none fi_split_extra=1; then
+		for s in $split; do
+			want="$want ${s%%:*}: unsupported: ${s#*:}.part.0 entered with more arguments than the function takes;"
+			got="$got ${s%%:*}: $(head -n 1 $VF/${s%%:*}/status | sed 's/does not take [^:]*: //');"
+		done
+		unload_vfsfast
+	else
+		got="insmod failed"
+	fi
+	t_eq "fault: a part split off a target entered with one more argument than its function takes: unsupported, saying so, and the module loads" \
+		"$want" "$got"
+else
+	note "fault: no optimization's target is a split part here: fi_split_extra has nothing to check"
+fi
 
 # rmmod while a detach fails 3 times.  Before the retry, rmmod returned 0
 # at once and the next call through the site oopsed (6.12's ftrace

@@ -10,12 +10,36 @@
 # putname() parked inside the module while it unloads, with the check
 # that catches a teardown before the drain; every object handed out all
 # zero, with the checks that catch names kept unscrubbed and an empty
-# name refused.
+# name refused; on a KASAN kernel, a read of a name after putname() still
+# reported.
 
 . /lab/lib.sh; in_group t_getname || return 0
 
 T=/sys/kernel/tracing
 o=getname
+
+# A KASAN kernel must still report a use of a name after putname(): a
+# name kept for reuse would be live to it.  The knob is turned on where
+# it can be (on the lab's KASAN kernels it cannot: unsupported, which
+# load_time_opt checks below); vfsfast_nameuaf.ko then reads a name it
+# released.
+if grep -q ' kasan_report$' /proc/kallsyms; then
+	load_vfsfast enable=none
+	on=no
+	echo 1 >$VF/$o/enabled 2>/dev/null && on=yes
+	dmesg -c >/dev/null
+	if insmod /lab/vfsfast_nameuaf.ko; then
+		echo 1 >/sys/module/vfsfast_nameuaf/parameters/touch
+		rmmod vfsfast_nameuaf
+	fi
+	rep=$(dmesg | grep 'BUG: KASAN' | head -n 1)
+	seen=no
+	case "$rep" in *"use-after-free in nameuaf_touch"*) seen=yes ;; esac
+	t_checkv "$o: KASAN reports a read of a name after putname() (vfsfast_nameuaf)" \
+		"knob on: $on; $rep" [ $seen = yes ]
+	unload_vfsfast
+fi
+
 load_time_opt $o || return 0 2>/dev/null || exit 0
 unload_vfsfast
 all=yes

@@ -5,8 +5,10 @@
 # (permdiff, with the ext4 image's paths, whose ACLs no one has read, and
 # through an idmapped mount of ext4), the stock checks skipped and the LSM
 # hook kept counted by kprobes, the shortcut taken for root's own ext4
-# directories, and (fault-injection build) the check that catches a
-# shortcut that ignores the ACL.
+# directories, walks with an fsuid that maps to no one through
+# directories nobody owns (vfsfast_nobody.ko), and (fault-injection
+# build) the checks that catch a shortcut that ignores the ACL, the
+# mount's mapping or an invalid owner.
 
 . /lab/lib.sh; in_group t_lookup_exec || return 0
 
@@ -96,6 +98,39 @@ dh=$(($(stat_of $o hits) - h0))
 set_knob $o 0
 t_checkv "$o: root's walks through root's ext4 directories take the shortcut (ACL never read)" \
 	"$e: hits+$dh" [ $dh -ge 200 ]
+
+# A caller whose fsuid maps to no one (INVALID_UID), through directories
+# nobody owns: stock from 6.0 judges it as other (vfsuid_eq_kuid() is
+# false for an invalid id), 5.10 as the owner (uid_eq()); the shortcut
+# must answer as the kernel's own check, whichever it is.
+NB=/sys/module/vfsfast_nobody/parameters
+NB_MODES="700 100 711 755 751 111 000"
+# nbwalk: every mode's walk to the directory's child, "mode=answer ...".
+nbwalk() {
+	for m in $NB_MODES; do
+		echo /tmp/le/nb$m/d >$NB/walk
+		printf '%s=%s ' $m "$(cat $NB/result)"
+	done
+}
+nb=no
+if [ ! -f /lab/vfsfast_nobody.ko ]; then
+	t_fail "$o: test module vfsfast_nobody available" "vfsfast_nobody.ko was not built"
+elif insmod /lab/vfsfast_nobody.ko; then
+	nb=yes
+	for m in $NB_MODES; do
+		mkdir -p /tmp/le/nb$m/d && chmod $m /tmp/le/nb$m &&
+			echo /tmp/le/nb$m >$NB/disown
+	done
+	set_knob $o 0
+	nboff=$(nbwalk)
+	set_knob $o 1
+	h0=$(stat_of $o hits)
+	nbon=$(nbwalk)
+	dh=$(($(stat_of $o hits) - h0))
+	set_knob $o 0
+	t_checkv "$o: walks with an unmapped fsuid through directories nobody owns, knob off vs on" \
+		"off: $nboff; on: $nbon; hits+$dh" [ "$nboff" = "$nbon" -a $dh -gt 0 ]
+fi
 unload_vfsfast
 
 # Fault-injection build: a shortcut that ignores the ACL must show as
@@ -120,5 +155,19 @@ if [ $all = yes ] && first_backend; then
 		"$o: the differential catches a shortcut that ignores the ACL (fi_lookup_exec_noacl)"
 	[ $idmap = yes ] && fi_caught fi_lookup_exec_idmap pdi '^user .*/u700/' \
 		"$o: the idmapped-mount differential catches an owner judged by the unmapped uid (fi_lookup_exec_idmap)"
+	# Where stock refuses the unmapped caller its 0700 directory, a
+	# shortcut that takes it for the owner must show.
+	if [ $nb = yes ] && echo "$nboff" | grep -q '^700=-13 '; then
+		echo 1 >$P/fi_lookup_exec_anyowner
+		set_knob $o 1
+		nbfi=$(nbwalk)
+		set_knob $o 0
+		echo 0 >$P/fi_lookup_exec_anyowner
+		t_checkv "$o: the unmapped-id check catches an invalid owner taken for the caller (fi_lookup_exec_anyowner)" \
+			"off: $nboff; fault: $nbfi" [ "$nbfi" != "$nboff" ]
+	elif [ $nb = yes ]; then
+		note "$o: this kernel judges an unmapped caller the owner of a directory nobody owns ($nboff): nothing for fi_lookup_exec_anyowner to break"
+	fi
 	unload_vfsfast
 fi
+[ $nb = yes ] && rmmod vfsfast_nobody
