@@ -116,11 +116,12 @@ static vfsfast_noipa int vfsfast_inode_permission_stock VFSFAST_INODE_PERMISSION
  * no ACL can say otherwise.  mode is the caller's one read of i_mode.
  *
  * An owner that maps to no one (INVALID_UID: an ext4 inode owned by
- * 4294967295, a ksmbd user mapped there) is nobody's from 6.0 on, where
+ * 4294967295, a ksmbd user mapped there) is nobody's where
  * acl_permission_check() asks vfsuid_eq_kuid(), which is false for an
- * invalid id, and 5.10's uid_eq() makes a caller of that fsuid its
- * owner.  Such a directory never takes the owner test here: all three
- * search bits grant the same answer on both, anything else goes to stock.
+ * invalid id (6.12); where it asks uid_eq() (5.10, Debian's 6.1), a
+ * caller of that fsuid is its owner.  Such a directory never takes the
+ * owner test here: all three search bits grant alike on both, anything
+ * else goes to stock.
  */
 static __always_inline bool vfsfast_mode_grants(struct inode *inode, umode_t mode,
 						bool unmapped)

@@ -31,7 +31,27 @@ have what its stock Debian kernel has.
 """
 
 import dataclasses
+import glob
+import os
 import re
+
+MODULE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "module")
+
+
+def covers(name):
+    """The functions optimization @name stands in for beyond its targets
+    (a livepatch of one makes it yield), as the VFSFAST_COVERS() of its
+    VFSFAST_OPTIMIZATION() in module/opt_*.c lists them: the module's own
+    list, read, not repeated."""
+    for path in sorted(glob.glob(os.path.join(MODULE_DIR, "opt_*.c"))):
+        with open(path) as f:
+            for m in re.finditer(r"^VFSFAST_OPTIMIZATION\((\w+),(.*?)^\);", f.read(),
+                                 re.M | re.S):
+                if m.group(1) == name:
+                    c = re.search(r"\.covers\s*=\s*VFSFAST_COVERS\(([^)]*)\)", m.group(2))
+                    return re.findall(r'"(\w+)"', c.group(1)) if c else []
+    raise KeyError(f"no VFSFAST_OPTIMIZATION({name}, ...) in {MODULE_DIR}")
 
 
 def _readlink_upstream(k):
@@ -322,6 +342,8 @@ def guest_env(k):
       VFSFAST_OPT_<NAME>_STATUS_UPSTREAM  the status file's "upstream:" line
       VFSFAST_OPT_<NAME>_MODINFO    `modinfo -F vfsfast_opt_<name>`, expected
       VFSFAST_OPT_<NAME>_LACKS      why k cannot have it at all, or empty
+      VFSFAST_OPT_<NAME>_COVERS     what it stands in for beyond its
+                                    functions (covers()), space separated
       VFSFAST_EXPECT_LOAD_STATUS    `vfsfast load enable=none`'s lines,
                                     joined by "|" (as t_load.sh compares)
     """
@@ -335,6 +357,7 @@ def guest_env(k):
         env[f"VFSFAST_OPT_{n}_STATUS_UPSTREAM"] = o.upstream_text(k)
         env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)
         env[f"VFSFAST_OPT_{n}_LACKS"] = o.lacking(k) or ""
+        env[f"VFSFAST_OPT_{n}_COVERS"] = " ".join(covers(o.name))
     env["VFSFAST_OPTS"] = " ".join(o.name for o in OPTS)
     env["VFSFAST_OPTS_AUTO"] = " ".join(o.name for o in OPTS if o.auto(k))
     env["VFSFAST_OPTS_OPTIN"] = " ".join(o.name for o in OPTS if o.opt_in)

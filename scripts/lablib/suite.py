@@ -37,6 +37,9 @@ GUEST_SECONDS = {"7.2": 1234, "6.12": 1049, "6.1": 799, "5.10": 758}
 # unloaded): each runs once, with the kernel's best backend, in a guest of
 # its own.
 SOLO_TESTS = ["t_broken"]
+# Groups in a guest of their own booted with extra kernel arguments:
+# t_slabdebug's slab debugging of names_cache, which getname must see.
+CMDLINE_TESTS = {"t_slabdebug": "slub_debug=P,names_cache"}
 # Groups with the release's own userland (userland.py's fleet image:
 # node_exporter, systemd), in a guest of their own with the kernel's
 # default backend; what they send back is checked on the host
@@ -345,7 +348,8 @@ class GuestRun:
     keep: the subdirectory of the kernel's log directory its console goes
     to ("" for the directory itself); with_files: the disk, the test
     modules and stress-ng come with it (the icount guest has none);
-    label: what the progress log calls it."""
+    label: what the progress log calls it; append: kernel arguments it
+    boots with."""
     what: str
     job: str
     timeout: int
@@ -354,6 +358,7 @@ class GuestRun:
     icount: bool = False
     with_files: bool = True
     label: str = "guest"
+    append: str = ""
 
 
 def guest_runs(tests, only, backends, env):
@@ -371,6 +376,9 @@ def guest_runs(tests, only, backends, env):
     runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 600, keep=t,
                       label=f"{t} guest")
              for t in SOLO_TESTS if not only or t in only]
+    runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 300, keep=t,
+                      label=f"{t} guest", append=args)
+             for t, args in CMDLINE_TESTS.items() if not only or t in only]
     if "t_ab" in tests:
         # vfsfast-ab's verdicts need icount: TCG wall time is too noisy.
         runs.append(GuestRun("vfsfast-ab icount", "VFSFAST_AB_ICOUNT=1\n. /lab/t_ab.sh\n",
@@ -394,7 +402,7 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
         files = dict(disk=disk, extra_files=extra) if run.with_files else {}
         res = guest.run_job(kernel, run.job, ko, smp=run.smp, icount=run.icount, env=env,
                             keep_dir=os.path.join(kernel.log_dir, run.keep),
-                            timeout=run.timeout, **files)
+                            timeout=run.timeout, append=run.append, **files)
         util.log(f"{kernel}: {run.label} finished in {res.seconds:.0f}s")
         record_guest(tally, kernel, res, run.what)
     for t in FLEET_TESTS:

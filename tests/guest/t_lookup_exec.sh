@@ -88,6 +88,46 @@ t_checkv "$o: generic_permission() calls for 1000 lstats of a 5-component path: 
 t_checkv "$o: security_inode_permission() calls for the same: as many knob off as on (the LSMs see every check)" \
 	"off $soff, on $son" [ "$soff" -ge 5000 -a "$soff" = "$son" ]
 
+# What the shortcut skips is what it covers: every function that stock
+# calls beneath inode_permission() (or its split part) for walks, by the
+# function graph tracer, and that runs at most half as often with the
+# knob on, is one whose livepatch makes lookup_exec yield
+# (VFSFAST_COVERS() in opt_lookup_exec.c; 6.12's make_vfsuid() was not).
+# fgcalls: "count function" per function beneath the target, for walks.
+fgcalls() {
+	echo inode_permission >$T/set_graph_function
+	grep -q ' inode_permission\.part\.0$' /proc/kallsyms &&
+		echo inode_permission.part.0 >>$T/set_graph_function
+	echo >$T/trace
+	echo function_graph >$T/current_tracer
+	abloop lstat 100 $p >/dev/null
+	abloop stat 100 /tmp/le/a/b/c >/dev/null
+	# Read before the tracer changes: a change empties the buffer.
+	echo 0 >$T/tracing_on
+	grep -o '[a-z_0-9.]*();\|[a-z_0-9.]*() {' $T/trace | sed 's/[(); {]//g' | sort | uniq -c
+	echo nop >$T/current_tracer
+	echo 1 >$T/tracing_on
+	echo >$T/set_graph_function
+}
+set_knob $o 0
+fgoff=$(fgcalls)
+set_knob $o 1
+fgon=$(fgcalls)
+set_knob $o 0
+skipped=
+uncovered=
+for f in $(echo "$fgoff" | awk '$1 >= 400 { print $2 }'); do
+	n=$(echo "$fgon" | awk -v f=$f '$2 == f { print $1 }')
+	[ $((${n:-0} * 2)) -le $(echo "$fgoff" | awk -v f=$f '$2 == f { print $1 }') ] || continue
+	skipped="$skipped $f"
+	case " $VFSFAST_OPT_LOOKUP_EXEC_COVERS $VFSFAST_OPT_LOOKUP_EXEC_FUNCTIONS " in
+	*" $f "* | *" ${f%.part.0} "*) ;;
+	*) uncovered="$uncovered $f" ;;
+	esac
+done
+t_checkv "$o: every stock function the shortcut skips for walks is one it covers (function graph, knob off vs on)" \
+	"skipped:${skipped:- none}; not covered:${uncovered:- none}" [ -n "$skipped" -a -z "$uncovered" ]
+
 # Root's own ext4 directories, whose ACLs no one asked for: the owner
 # test decides, as acl_permission_check()'s does.
 e=$(head -n 1 /lab/ext4.list)
@@ -100,9 +140,9 @@ t_checkv "$o: root's walks through root's ext4 directories take the shortcut (AC
 	"$e: hits+$dh" [ $dh -ge 200 ]
 
 # A caller whose fsuid maps to no one (INVALID_UID), through directories
-# nobody owns: stock from 6.0 judges it as other (vfsuid_eq_kuid() is
-# false for an invalid id), 5.10 as the owner (uid_eq()); the shortcut
-# must answer as the kernel's own check, whichever it is.
+# nobody owns: 6.12's stock judges it as other (vfsuid_eq_kuid() is false
+# for an invalid id), 5.10's and 6.1's as the owner (uid_eq()); the
+# shortcut must answer as the kernel's own check, whichever it is.
 NB=/sys/module/vfsfast_nobody/parameters
 NB_MODES="700 100 711 755 751 111 000"
 # nbwalk: every mode's walk to the directory's child, "mode=answer ...".
