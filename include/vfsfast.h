@@ -521,6 +521,7 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
 				  unsigned long *size);
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
+unsigned long vfsfast_lookup_data_name(const char *name);
 
 /* quiesce.c */
 int vfsfast_quiesce(struct vfsfast_opt *opt);

@@ -255,17 +255,23 @@ def _status(root, pkg):
 def _second_headers(root, kver):
     """A second kernel's headers package for the release: another ABI of
     the same flavour where the archive has one (the usual kernel update),
-    else the cloud flavour of the same kernel."""
+    else another flavour of the same kernel whose headers the chroot does
+    not have (the chroot has the generic and cloud ones: the rt one)."""
     rc, out = _sh(root, "apt-cache search --names-only '^linux-headers-[0-9].*-amd64$'")
     names = [l.split()[0] for l in out.splitlines() if l.strip()]
-    same = [n for n in names if re.match(r"linux-headers-.*[0-9]-amd64$", n)
+    flavour = debian.flavour_of(kver)
+    same = [n for n in names if debian.flavour_of(n[len("linux-headers-"):]) == flavour
             and n != f"linux-headers-{kver}"]
 
     def key(n):
         return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", n)]
     if same:
         return sorted(same, key=key)[-1]
-    return f"linux-headers-{kver[:-len('-amd64')]}-cloud-amd64"
+    abi = kver[:-len(flavour)]
+    others = [f"linux-headers-{abi}{f}" for f in ("cloud-amd64", "rt-amd64", "amd64")
+              if f != flavour]
+    return next((n for n in others if n in names and
+                 not os.path.isdir(os.path.join(root, "usr/src", n))), others[0])
 
 
 BROKEN_MAKEFILE = "all modules:\n\t@echo 'error: this kernel breaks every module build'; false\n"

@@ -570,6 +570,10 @@ HOST_TESTS = [
     ("debian_pin_test.py", "the pinned stock kernel: 6.1 is bookworm-security's, named by "
      "ABI and version; its chroot lists the suite and installs those headers; the others "
      "follow their release"),
+    ("debian_flavour_test.py", "Debian's cloud flavour: each stock kernel's N-cloud shares its "
+     "release's chroot and compiler; the chroot installs every flavour's headers (a pin's "
+     "at its ABI and version); each kernel finds exactly its own flavour's headers tree and "
+     "its ABI's -common sources"),
     ("docs_test.py", "README.md and Documentation/ match the tree: links and #anchors "
      "resolve; make targets, vfsfast-lab subcommands and options, and paths written in "
      "code exist; README under 260 lines, its first 100 holding Quick start, the lab's two "
