@@ -522,6 +522,7 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
 				  unsigned long *size);
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
+unsigned long vfsfast_lookup_data_name(const char *name);
 
 /* split.c: the shape of a part GCC split off (VFSFAST_KIND_split). */
 struct vfsfast_split_watch {

@@ -125,6 +125,36 @@ unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 }
 
 /*
+ * Address of the variable @name, by kallsyms_lookup_name(), which is not
+ * exported and not to be called through a pointer: register_kprobe()
+ * resolves .symbol_name with it and stores the address in kp.addr before
+ * check_kprobe_address_safe() refuses one outside kernel text (-EINVAL),
+ * having registered nothing, so there is nothing to unregister and no
+ * grace period to wait for (5.10, 6.1, 6.12 and 7.2 alike).  That order
+ * is the kernel's, not a promise: the answer counts only where kallsyms
+ * names exactly @name there at offset 0 (on IBT kernels the kprobe code
+ * steps over what it reads as an ENDBR, which a variable's bytes can
+ * look like).  0 if not found, or found in text.
+ */
+unsigned long vfsfast_lookup_data_name(const char *name)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long addr, size;
+
+	if (!register_kprobe(&kp)) {
+		unregister_kprobe(&kp);
+		return 0;
+	}
+	addr = (unsigned long)kp.addr;
+	if (!addr || vfsfast_symbol_start(name, addr, &size) != addr)
+		return 0;
+	return addr;
+}
+
+/*
  * Check the lookup against an address the linker resolved, once at load:
  * on IBT kernels this proves the step back over the ENDBR is right, and
  * that kprobes find the ftrace site.
