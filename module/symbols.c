@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "vfsfast.h"
@@ -58,6 +59,51 @@ static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr,
 static bool vfsfast_symbols_ok;
 
 /*
+ * unregister_kprobe() waits for an RCU grace period (a kprobe handler may
+ * still be running), 10 ms of an idle 1-vCPU guest each, and a load
+ * resolves some forty names: most of its time went there.  So the kprobes
+ * of the load's lookups stay registered, disabled (no text patched, no
+ * handler ever runs), until vfsfast_symbols_done() unregisters them all
+ * with unregister_kprobes(), which waits one grace period for the batch.
+ * Only module init looks names up, single-threaded.
+ */
+#define VFSFAST_KP_CHUNK	64
+struct vfsfast_kp_chunk {
+	struct vfsfast_kp_chunk *next;
+	unsigned int n;
+	struct kprobe *ptrs[VFSFAST_KP_CHUNK];
+	struct kprobe kp[VFSFAST_KP_CHUNK];
+};
+static struct vfsfast_kp_chunk *vfsfast_kp_held;
+static bool vfsfast_kp_batching;
+
+/* A zeroed kprobe that the batch keeps, or NULL: use one of the caller's. */
+static struct kprobe *vfsfast_kp_slot(void)
+{
+	struct vfsfast_kp_chunk *c = vfsfast_kp_held;
+
+	if (!vfsfast_kp_batching)
+		return NULL;
+	if (!c || c->n == VFSFAST_KP_CHUNK) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->next = vfsfast_kp_held;
+		vfsfast_kp_held = c;
+	}
+	memset(&c->kp[c->n], 0, sizeof(c->kp[c->n]));
+	return &c->kp[c->n];
+}
+
+/* @kp, from vfsfast_kp_slot(), registered: keep it until the batch ends. */
+static void vfsfast_kp_keep(struct kprobe *kp)
+{
+	struct vfsfast_kp_chunk *c = vfsfast_kp_held;
+
+	c->ptrs[c->n++] = kp;
+}
+
+/*
  * A kprobe at a function's start lands on its ftrace site when it has one,
  * and then says so: KPROBE_FLAG_FTRACE is set only when ftrace has a
  * record at exactly that address.  That is the kernel's own answer to
@@ -67,20 +113,40 @@ static unsigned long vfsfast_kprobe_lookup(const char *name,
 					   unsigned long *site,
 					   unsigned long *size)
 {
-	struct kprobe kp = {
-		.symbol_name = name,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
+	struct kprobe own = { }, *kp = vfsfast_kp_slot() ?: &own;
 	unsigned long addr;
 
+	kp->symbol_name = name;
+	kp->flags = KPROBE_FLAG_DISABLED;
 	*site = 0;
-	if (register_kprobe(&kp) < 0)
+	if (register_kprobe(kp) < 0)
 		return 0;
-	addr = (unsigned long)kp.addr;
-	if (kp.flags & KPROBE_FLAG_FTRACE)
+	addr = (unsigned long)kp->addr;
+	if (kp->flags & KPROBE_FLAG_FTRACE)
 		*site = addr;
-	unregister_kprobe(&kp);
+	if (kp == &own)
+		unregister_kprobe(kp);
+	else
+		vfsfast_kp_keep(kp);
 	return vfsfast_symbol_start(name, addr, size);
+}
+
+/*
+ * The load's lookups are over: unregister their kprobes, one grace period
+ * for each chunk of VFSFAST_KP_CHUNK (one, for the lookups a load makes).
+ * Lookups after this unregister their kprobe at once.
+ */
+void vfsfast_symbols_done(void)
+{
+	struct vfsfast_kp_chunk *c;
+
+	vfsfast_kp_batching = false;
+	while ((c = vfsfast_kp_held)) {
+		vfsfast_kp_held = c->next;
+		if (c->n)
+			unregister_kprobes(c->ptrs, c->n);
+		kfree(c);
+	}
 }
 
 /*
@@ -131,8 +197,10 @@ unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
  */
 int vfsfast_symbols_init(void)
 {
-	unsigned long site, size;
-	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink", &site, &size);
+	unsigned long site, size, addr;
+
+	vfsfast_kp_batching = true;
+	addr = vfsfast_kprobe_lookup("vfs_readlink", &site, &size);
 
 	if (addr != (unsigned long)vfs_readlink || !site) {
 		pr_warn("symbol lookup self-check failed (%pS): non-exported targets unsupported\n",
