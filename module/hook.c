@@ -126,12 +126,12 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 
 	if (func->split) {
 		snprintf(part, sizeof(part), "%s.part.0", func->old_name);
-		entry = vfsfast_lookup_name(part, &func->site, &func->size);
+		entry = vfsfast_lookup_name(part, 0, &func->site, &func->size);
 		func->split = entry;
 	}
 	if (!entry)
-		entry = vfsfast_lookup_name(func->old_name, &func->site,
-					    &func->size);
+		entry = vfsfast_lookup_name(func->old_name, func->old_addr,
+					    &func->site, &func->size);
 	if (!entry)
 		return "symbol not found";
 	if (func->old_addr && !func->split && entry != func->old_addr)
@@ -156,7 +156,8 @@ static const char *vfsfast_prepare_call(struct vfsfast_func *func)
 {
 	unsigned long entry, site, size;
 
-	entry = vfsfast_lookup_name(func->old_name, &site, &size);
+	entry = vfsfast_lookup_name(func->old_name, func->old_addr, &site,
+				    &size);
 	if (!entry)
 		return "symbol not found";
 	if (func->old_addr && entry != func->old_addr)
