@@ -61,7 +61,7 @@ static bool vfsfast_symbols_ok;
 /*
  * unregister_kprobe() waits for an RCU grace period (a kprobe handler may
  * still be running), 10 ms of an idle 1-vCPU guest each, and a load
- * resolves some forty names: most of its time went there.  So the kprobes
+ * resolves some thirty names: most of its time went there.  So the kprobes
  * of the load's lookups stay registered, disabled (no text patched, no
  * handler ever runs), until vfsfast_symbols_done() unregisters them all
  * with unregister_kprobes(), which waits one grace period for the batch.
