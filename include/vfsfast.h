@@ -518,8 +518,9 @@ void vfsfast_bounded_module_going(struct module *mod);
 
 /* symbols.c */
 int vfsfast_symbols_init(void);
-unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
-				  unsigned long *size);
+void vfsfast_symbols_done(void);
+unsigned long vfsfast_lookup_name(const char *name, unsigned long exported,
+				  unsigned long *site, unsigned long *size);
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
 unsigned long vfsfast_lookup_data_name(const char *name);

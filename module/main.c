@@ -153,6 +153,8 @@ static int __init vfsfast_init(void)
 
 	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_prepare(*opt);
+	/* One grace period for every lookup's kprobe, before any hook. */
+	vfsfast_symbols_done();
 	ret = vfsfast_sysfs_init();
 	if (ret)
 		goto fail;

@@ -10,9 +10,9 @@
  * is patched, resolves the name; kprobes report the address past an ENDBR,
  * and sprint_symbol() gives the offset back to the real entry.
  *
- * Every target comes here, exported or not, for its ftrace site; for an
- * exported one the engine checks the entry against the address the linker
- * resolved.  Nothing found here is ever called: replacements reach the
+ * Every target comes here, exported or not, for its ftrace site; an
+ * exported one is probed at the address the linker resolved, and the
+ * symbol kallsyms names there must be the target.  Nothing found here is ever called: replacements reach the
  * stock code through tramp.S, by a return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "vfsfast.h"
@@ -58,40 +59,143 @@ static unsigned long vfsfast_symbol_start(const char *name, unsigned long addr,
 static bool vfsfast_symbols_ok;
 
 /*
+ * unregister_kprobe() waits for an RCU grace period (a kprobe handler may
+ * still be running), 10 ms of an idle 1-vCPU guest each, and a load
+ * resolves some thirty names: most of its time went there.  So the kprobes
+ * of the load's lookups stay registered, disabled (no text patched, no
+ * handler ever runs), until vfsfast_symbols_done() unregisters them all
+ * with unregister_kprobes(), which waits one grace period for the batch.
+ * Only module init looks names up, single-threaded.
+ */
+#define VFSFAST_KP_CHUNK	64
+struct vfsfast_kp_chunk {
+	struct vfsfast_kp_chunk *next;
+	unsigned int n;
+	struct kprobe *ptrs[VFSFAST_KP_CHUNK];
+	/* The name each was looked up for (kstrdup_const()). */
+	const char *names[VFSFAST_KP_CHUNK];
+	struct kprobe kp[VFSFAST_KP_CHUNK];
+};
+static struct vfsfast_kp_chunk *vfsfast_kp_held;
+static bool vfsfast_kp_batching;
+
+/* A zeroed kprobe that the batch keeps, or NULL: use one of the caller's. */
+static struct kprobe *vfsfast_kp_slot(void)
+{
+	struct vfsfast_kp_chunk *c = vfsfast_kp_held;
+
+	if (!vfsfast_kp_batching)
+		return NULL;
+	if (!c || c->n == VFSFAST_KP_CHUNK) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->next = vfsfast_kp_held;
+		vfsfast_kp_held = c;
+	}
+	memset(&c->kp[c->n], 0, sizeof(c->kp[c->n]));
+	return &c->kp[c->n];
+}
+
+/*
+ * @kp, from vfsfast_kp_slot(), registered for @name: keep it until the
+ * batch ends.
+ */
+static void vfsfast_kp_keep(struct kprobe *kp, const char *name)
+{
+	struct vfsfast_kp_chunk *c = vfsfast_kp_held;
+
+	c->names[c->n] = name;
+	c->ptrs[c->n++] = kp;
+}
+
+/* A kprobe the batch holds for @name, if an earlier lookup made one. */
+static struct kprobe *vfsfast_kp_find(const char *name)
+{
+	struct vfsfast_kp_chunk *c;
+	unsigned int i;
+
+	for (c = vfsfast_kp_held; c; c = c->next)
+		for (i = 0; i < c->n; i++)
+			if (!strcmp(c->names[i], name))
+				return c->ptrs[i];
+	return NULL;
+}
+
+/*
  * A kprobe at a function's start lands on its ftrace site when it has one,
  * and then says so: KPROBE_FLAG_FTRACE is set only when ftrace has a
  * record at exactly that address.  That is the kernel's own answer to
- * where the site is, with or without an ENDBR before it.
+ * where the site is, with or without an ENDBR before it.  The probe is
+ * placed by @name, or at @exported, the address the linker resolved, where
+ * the kernel exports it: kernels without the sorted name index (5.10)
+ * find a name by a linear scan of every symbol, several ms of a load per
+ * name.  Either way the symbol found there must be @name.  A name the
+ * batch has already resolved is not looked up again.
  */
 static unsigned long vfsfast_kprobe_lookup(const char *name,
+					   unsigned long exported,
 					   unsigned long *site,
 					   unsigned long *size)
 {
-	struct kprobe kp = {
-		.symbol_name = name,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
+	struct kprobe own = { }, *kp = vfsfast_kp_find(name);
+	const char *kept = NULL;
 	unsigned long addr;
 
 	*site = 0;
-	if (register_kprobe(&kp) < 0)
-		return 0;
-	addr = (unsigned long)kp.addr;
-	if (kp.flags & KPROBE_FLAG_FTRACE)
+	if (!kp) {
+		kp = vfsfast_kp_slot() ?: &own;
+		if (exported)
+			kp->addr = (kprobe_opcode_t *)exported;
+		else
+			kp->symbol_name = name;
+		kp->flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(kp) < 0)
+			return 0;
+		/* @name may be the caller's buffer (a split part's name). */
+		if (kp != &own)
+			kept = kstrdup_const(name, GFP_KERNEL);
+		if (kept)
+			vfsfast_kp_keep(kp, kept);
+	}
+	addr = (unsigned long)kp->addr;
+	if (kp->flags & KPROBE_FLAG_FTRACE)
 		*site = addr;
-	unregister_kprobe(&kp);
+	if (kp != vfsfast_kp_find(name))
+		unregister_kprobe(kp);
 	return vfsfast_symbol_start(name, addr, size);
 }
 
 /*
- * Entry of @name, or 0; its ftrace site in *@site, or 0 if none; its size
- * in *@size.
+ * The load's lookups are over: unregister their kprobes, one grace period
+ * for each chunk of VFSFAST_KP_CHUNK (one, for the lookups a load makes).
+ * Lookups after this unregister their kprobe at once.
  */
-unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
-				  unsigned long *size)
+void vfsfast_symbols_done(void)
+{
+	struct vfsfast_kp_chunk *c;
+
+	vfsfast_kp_batching = false;
+	while ((c = vfsfast_kp_held)) {
+		vfsfast_kp_held = c->next;
+		if (c->n)
+			unregister_kprobes(c->ptrs, c->n);
+		while (c->n)
+			kfree_const(c->names[--c->n]);
+		kfree(c);
+	}
+}
+
+/*
+ * Entry of @name, or 0; its ftrace site in *@site, or 0 if none; its size
+ * in *@size.  @exported: its address as the linker resolved it, or 0.
+ */
+unsigned long vfsfast_lookup_name(const char *name, unsigned long exported,
+				  unsigned long *site, unsigned long *size)
 {
 	*site = 0;
-	return vfsfast_symbols_ok ? vfsfast_kprobe_lookup(name, site, size) : 0;
+	return vfsfast_symbols_ok ?
+	       vfsfast_kprobe_lookup(name, exported, site, size) : 0;
 }
 
 /*
@@ -161,8 +265,10 @@ unsigned long vfsfast_lookup_data_name(const char *name)
  */
 int vfsfast_symbols_init(void)
 {
-	unsigned long site, size;
-	unsigned long addr = vfsfast_kprobe_lookup("vfs_readlink", &site, &size);
+	unsigned long site, size, addr;
+
+	vfsfast_kp_batching = true;
+	addr = vfsfast_kprobe_lookup("vfs_readlink", 0, &site, &size);
 
 	if (addr != (unsigned long)vfs_readlink || !site) {
 		pr_warn("symbol lookup self-check failed (%pS): non-exported targets unsupported\n",
