@@ -534,8 +534,8 @@ struct vfsfast_split_watch {
 	unsigned long seen[VFSFAST_ARG_REGS];
 };
 
-int vfsfast_split_watch(struct vfsfast_split_watch *w, const char *via,
-			unsigned int via_args, const char *part);
+int vfsfast_split_watch(struct vfsfast_split_watch *w, unsigned long via,
+			unsigned int via_args, unsigned long part);
 const char *vfsfast_split_seen(struct vfsfast_split_watch *w,
 			       const unsigned long *args, unsigned int nargs,
 			       unsigned int ints);

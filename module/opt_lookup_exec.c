@@ -195,7 +195,7 @@ static int vfsfast_lookup_exec_ask_rcu(struct path *root, int mask, bool part)
 	return ret;
 }
 
-static const char *vfsfast_lookup_exec_shape(struct path *root)
+static const char *vfsfast_lookup_exec_shape(struct vfsfast_opt *opt, struct path *root)
 {
 	struct vfsfast_split_watch w;
 	unsigned long args[3];
@@ -203,8 +203,8 @@ static const char *vfsfast_lookup_exec_shape(struct path *root)
 	unsigned int n, i;
 	int ret;
 
-	ret = vfsfast_split_watch(&w, "inode_permission", VFSFAST_INODE_PERMISSION_NARGS,
-				  "inode_permission.part.0");
+	ret = vfsfast_split_watch(&w, (unsigned long)inode_permission,
+				  VFSFAST_INODE_PERMISSION_NARGS, opt->funcs[0].entry);
 	if (ret)
 		return "cannot be probed";
 	for (i = 0; i < ARRAY_SIZE(vfsfast_lookup_exec_masks) && !why; i++) {
@@ -226,7 +226,7 @@ static int vfsfast_lookup_exec_setup(struct vfsfast_opt *opt)
 	if (!opt->funcs[0].split)
 		return 0;
 	get_fs_root(current->fs, &root);
-	why = vfsfast_lookup_exec_shape(&root);
+	why = vfsfast_lookup_exec_shape(opt, &root);
 	if (why) {
 		path_put(&root);
 		vfsfast_unsupported(opt, "inode_permission.part.0 %s", why);

@@ -85,21 +85,23 @@ static int vfsfast_split_part_pre(struct kprobe *p, struct pt_regs *regs)
 }
 
 /*
- * Watch @part (the symbol GCC split off) as entered through @via, a
- * function of @via_args arguments that reaches it, from the calling task.
- * 0, or the error of registering the probes.
+ * Watch the part GCC split off (entry @part) as entered through @via, the
+ * entry of a function of @via_args arguments that reaches it, from the
+ * calling task.  Both are addresses the load resolved already: a probe
+ * placed by name would scan kallsyms again (linearly on 5.10).  0, or the
+ * error of registering the probes.
  */
-int vfsfast_split_watch(struct vfsfast_split_watch *w, const char *via,
-			unsigned int via_args, const char *part)
+int vfsfast_split_watch(struct vfsfast_split_watch *w, unsigned long via,
+			unsigned int via_args, unsigned long part)
 {
 	struct kprobe *kps[] = { &w->via, &w->part };
 
 	memset(w, 0, sizeof(*w));
 	w->task = current;
 	w->via_args = min_t(unsigned int, via_args, VFSFAST_ARG_REGS);
-	w->via.symbol_name = via;
+	w->via.addr = (kprobe_opcode_t *)via;
 	w->via.pre_handler = vfsfast_split_via_pre;
-	w->part.symbol_name = part;
+	w->part.addr = (kprobe_opcode_t *)part;
 	w->part.pre_handler = vfsfast_split_part_pre;
 	return register_kprobes(kps, ARRAY_SIZE(kps));
 }
