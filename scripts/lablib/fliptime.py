@@ -75,11 +75,11 @@ def _spread(vals):
 
 
 def begin_mark(kernel):
-    return f"<!-- vfsfast-lab fliptime --kernels {kernel}: begin -->"
+    return util.marks("fliptime", kernel)[0]
 
 
 def end_mark(kernel):
-    return f"<!-- vfsfast-lab fliptime --kernels {kernel}: end -->"
+    return util.marks("fliptime", kernel)[1]
 
 
 def table(kernel, runs, loads, flips):
@@ -106,19 +106,7 @@ def table(kernel, runs, loads, flips):
 def update_doc(path, kernel, block):
     """Replace the kernel's block between its marks, or add it before
     `<!-- vfsfast-lab fliptime: new kernels -->`."""
-    with open(path) as f:
-        text = f.read()
-    b, e = begin_mark(kernel), end_mark(kernel)
-    anchor = "<!-- vfsfast-lab fliptime: new kernels -->"
-    if b in text and e in text:
-        i, j = text.index(b), text.index(e) + len(e)
-        text = text[:i] + block + text[j:]
-    elif anchor in text:
-        text = text.replace(anchor, block + "\n\n" + anchor)
-    else:
-        util.die(f"{path}: neither {b!r} nor {anchor!r}")
-    with open(path, "w") as f:
-        f.write(text)
+    util.update_doc(path, "fliptime", [(kernel, block)])
 
 
 def main(kernels, runs, doc=None):
