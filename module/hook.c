@@ -163,6 +163,8 @@ static const char *vfsfast_prepare_call(struct vfsfast_func *func)
 	if (func->old_addr && entry != func->old_addr)
 		return "symbol lookup disagrees with the linker";
 	func->entry = entry;
+	/* Not hooked: only a check of a split part's shape probes it. */
+	func->site = site;
 	*func->body = entry;
 	return NULL;
 }

@@ -297,7 +297,7 @@ static const char *vfsfast_getname_shape(struct vfsfast_opt *opt, char __user *p
 	while (via->old_name && strcmp(via->old_name, "getname"))
 		via++;
 	if (!via->old_name ||
-	    vfsfast_split_watch(&w, via->entry, 1, opt->funcs[0].entry))
+	    vfsfast_split_watch(&w, via->site, 1, opt->funcs[0].site))
 		return "cannot be probed";
 	name = vfsfast_stock_getname(page);
 	why = vfsfast_split_seen(&w, args, VFSFAST_GETNAME_NARGS, BIT(1));

@@ -198,13 +198,16 @@ static int vfsfast_lookup_exec_ask_rcu(struct path *root, int mask, bool part)
 static const char *vfsfast_lookup_exec_shape(struct vfsfast_opt *opt, struct path *root)
 {
 	struct vfsfast_split_watch w;
-	unsigned long args[3];
+	unsigned long args[3], site, size;
 	const char *why = NULL;
 	unsigned int n, i;
 	int ret;
 
-	ret = vfsfast_split_watch(&w, (unsigned long)inode_permission,
-				  VFSFAST_INODE_PERMISSION_NARGS, opt->funcs[0].entry);
+	/* The head's site, by the linker's address: no name to scan for. */
+	vfsfast_lookup_name("inode_permission", (unsigned long)inode_permission,
+			    &site, &size);
+	ret = vfsfast_split_watch(&w, site, VFSFAST_INODE_PERMISSION_NARGS,
+				  opt->funcs[0].site);
 	if (ret)
 		return "cannot be probed";
 	for (i = 0; i < ARRAY_SIZE(vfsfast_lookup_exec_masks) && !why; i++) {
