@@ -517,6 +517,7 @@ static __always_inline bool vfsfast_bounded_fs(const struct super_block *sb)
 void vfsfast_bounded_module_going(struct module *mod);
 
 /* symbols.c */
+void vfsfast_symbols_want(const char *name, const char *suffix);
 int vfsfast_symbols_init(void);
 void vfsfast_symbols_done(void);
 unsigned long vfsfast_lookup_name(const char *name, unsigned long exported,
@@ -549,6 +550,7 @@ int vfsfast_hook_init(const char *backend);
 int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
 			bool *filtered, bool on);
 extern const struct vfsfast_backend *vfsfast_backend_order[];
+void vfsfast_opt_want(const struct vfsfast_opt *opt);
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);

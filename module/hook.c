@@ -169,6 +169,24 @@ static const char *vfsfast_prepare_call(struct vfsfast_func *func)
 	return NULL;
 }
 
+/* The names vfsfast_opt_prepare() will look up, for the load's one pass. */
+void vfsfast_opt_want(const struct vfsfast_opt *opt)
+{
+	const struct vfsfast_func *func;
+
+	if (opt->lacks)
+		return;
+	for (func = opt->calls; func->old_name; func++)
+		if (!func->old_addr)
+			vfsfast_symbols_want(func->old_name, "");
+	for (func = opt->funcs; func->old_name; func++) {
+		if (func->split)
+			vfsfast_symbols_want(func->old_name, ".part.0");
+		if (!func->old_addr)
+			vfsfast_symbols_want(func->old_name, "");
+	}
+}
+
 /*
  * Resolve every target and its ftrace site, and every function called
  * through a stub, so that a kernel where a function is missing or not

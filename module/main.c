@@ -148,6 +148,8 @@ static int __init vfsfast_init(void)
 	ret = vfsfast_hook_init(backend);
 	if (ret)
 		return ret;
+	for (opt = vfsfast_opts; *opt; opt++)
+		vfsfast_opt_want(*opt);
 	/* Without it only exported targets resolve; readlink needs none. */
 	vfsfast_symbols_init();
 

@@ -296,26 +296,33 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
 }
 
 /*
- * A variable of kernel/cgroup/cgroup.c by name: kallsyms' own lookup
- * (symbols.c), else by walking from an exported neighbour, which the
- * cloud kernels lack for .bss (compat/proc_cgroup.h): near dma_spin_lock
- * in .bss (css_set_lock; cgroup_mutex too where it is zero-initialized,
- * 7.x), or near cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1).
+ * A variable of kernel/cgroup/cgroup.c by name: by walking from an
+ * exported neighbour, near dma_spin_lock in .bss (css_set_lock;
+ * cgroup_mutex too where it is zero-initialized, 7.x) or near
+ * cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1), else by
+ * kallsyms' own lookup (symbols.c), where the cloud kernels, without
+ * dma_spin_lock (compat/proc_cgroup.h), find css_set_lock.  Walks first:
+ * before 6.2 that lookup reads every symbol up to the variable's, some
+ * 40 ms of a 5.10 guest's load for one in .bss; a walk is a few hundred
+ * sprint_symbol() calls at most.
  */
 static unsigned long vfsfast_cg_find(const char *name)
 {
 	unsigned long anchor = vfsfast_cg_bss_anchor();
-	unsigned long addr = vfsfast_lookup_data_name(name);
+	unsigned long addr = 0;
 
-	if (!addr && anchor)
+	if (anchor)
 		addr = vfsfast_lookup_data(name, anchor, 256);
-	return addr ?: vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
+	if (!addr)
+		addr = vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
+	return addr ?: vfsfast_lookup_data_name(name);
 }
 
 /* What vfsfast_cg_find() tried, for the status of a variable it missed. */
 #define VFSFAST_CG_FIND_TRIED						\
-	"neither kallsyms_lookup_name() (through a kprobe) nor 256 symbols "	\
-	"each way from cgrp_dfl_root" VFSFAST_CG_BSS_ANCHOR_NOTE " name it"
+	"neither 256 symbols each way from cgrp_dfl_root"			\
+	VFSFAST_CG_BSS_ANCHOR_NOTE " nor kallsyms_lookup_name() (through a "	\
+	"kprobe) name it"
 
 static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 {
@@ -373,12 +380,13 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 					    VFSFAST_CG_FIND_TRIED);
 			ret = -ENOENT;
 		} else {
-			vfsfast_cg_dfl_visible = (bool *)vfsfast_lookup_data_name("cgrp_dfl_visible");
+			vfsfast_cg_dfl_visible =
+				(bool *)vfsfast_lookup_data("cgrp_dfl_visible",
+							    (unsigned long)vfsfast_css_set_lock,
+							    256);
 			if (!vfsfast_cg_dfl_visible)
 				vfsfast_cg_dfl_visible =
-					(bool *)vfsfast_lookup_data("cgrp_dfl_visible",
-								    (unsigned long)vfsfast_css_set_lock,
-								    256);
+					(bool *)vfsfast_lookup_data_name("cgrp_dfl_visible");
 			if (!vfsfast_cg_dfl_visible && !a->ret)
 				vfsfast_cg_note_visible(&a->seq, 0);
 		}

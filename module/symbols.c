@@ -12,14 +12,17 @@
  *
  * Every target comes here, exported or not, for its ftrace site; an
  * exported one is probed at the address the linker resolved, and the
- * symbol kallsyms names there must be the target.  Nothing found here is ever called: replacements reach the
- * stock code through tramp.S, by a return.
+ * symbol kallsyms names there must be the target.  Nothing found here is
+ * ever called, but for kallsyms_on_each_symbol() on kernels without IBT
+ * (the pass below); replacements reach the stock code through tramp.S, by
+ * a return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -123,14 +126,135 @@ static struct kprobe *vfsfast_kp_find(const char *name)
 }
 
 /*
+ * Before 6.2 kallsyms_lookup_name() reads every symbol until it meets the
+ * name, 5 to 6 ms of a 5.10 guest's time for one in fs/, and a load looks
+ * up some thirty; 6.2's sorted name index (in Debian's 6.1 too) made it a
+ * binary search.  So where the kernel lacks the index and compat.h allows
+ * the call (VFSFAST_KALLSYMS_PASS: no IBT; Debian's 5.10), one pass of
+ * kallsyms_on_each_symbol() over the core kernel's text finds every name
+ * the load is about to ask for, and vfsfast_kprobe_lookup() probes the
+ * address found instead of the name.  The pass only shortens the search:
+ * its answer counts, as every lookup's does, only where kallsyms names
+ * exactly that symbol at the kprobe's address.  As in
+ * kallsyms_lookup_name(), the first symbol of a name wins.
+ */
+struct vfsfast_want {
+	const char *name;	/* kasprintf()ed */
+	unsigned long addr;
+	size_t len;
+};
+
+#define VFSFAST_WANT_MAX	64
+static struct vfsfast_want vfsfast_want[VFSFAST_WANT_MAX];
+static unsigned int vfsfast_nwant, vfsfast_nfound;
+/* Which (length, first, last character) hashes a wanted name has. */
+static DECLARE_BITMAP(vfsfast_want_hash, 256);
+
+static unsigned int vfsfast_want_hashof(const char *name, size_t len)
+{
+	return (len * 31 + name[0] + name[len - 1] * 7) & 255;
+}
+
+/* @name@suffix will be looked up: find it in the pass. */
+void vfsfast_symbols_want(const char *name, const char *suffix)
+{
+	struct vfsfast_want *w = &vfsfast_want[vfsfast_nwant];
+	unsigned int i;
+
+	if (vfsfast_nwant == VFSFAST_WANT_MAX)
+		return;
+	w->name = kasprintf(GFP_KERNEL, "%s%s", name, suffix);
+	if (!w->name)
+		return;
+	w->len = strlen(w->name);
+	for (i = 0; i < vfsfast_nwant; i++) {
+		if (!strcmp(vfsfast_want[i].name, w->name)) {
+			kfree(w->name);
+			return;
+		}
+	}
+	__set_bit(vfsfast_want_hashof(w->name, w->len), vfsfast_want_hash);
+	vfsfast_nwant++;
+}
+
+/* Where the pass found @name, or 0. */
+static unsigned long vfsfast_wanted(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < vfsfast_nwant; i++)
+		if (!strcmp(vfsfast_want[i].name, name))
+			return vfsfast_want[i].addr;
+	return 0;
+}
+
+static void vfsfast_want_free(void)
+{
+	while (vfsfast_nwant)
+		kfree(vfsfast_want[--vfsfast_nwant].name);
+	vfsfast_nfound = 0;
+	bitmap_zero(vfsfast_want_hash, 256);
+}
+
+#ifdef VFSFAST_KALLSYMS_PASS
+static unsigned long vfsfast_kprobe_lookup(const char *name,
+					   unsigned long exported,
+					   unsigned long *site,
+					   unsigned long *size);
+
+/*
+ * kallsyms lists symbols in address order, and every function a load
+ * wants is core kernel text, which comes before .data (init_task's).
+ * Stopping there also keeps the walk out of the modules' symbols.
+ */
+static VFSFAST_KALLSYMS_EACH_FN(vfsfast_want_one)
+{
+	size_t len;
+	unsigned int i;
+
+	if (addr >= (unsigned long)&init_task)
+		return 1;
+	len = strlen(name);
+	if (!len || !test_bit(vfsfast_want_hashof(name, len), vfsfast_want_hash))
+		return 0;
+	for (i = 0; i < vfsfast_nwant; i++) {
+		struct vfsfast_want *w = &vfsfast_want[i];
+
+		if (!w->addr && w->len == len && !memcmp(w->name, name, len)) {
+			w->addr = addr;
+			return ++vfsfast_nfound == vfsfast_nwant;
+		}
+	}
+	return 0;
+}
+
+static void vfsfast_want_pass(void)
+{
+	typeof(&kallsyms_on_each_symbol) each;
+	unsigned long site, size;
+
+	if (!vfsfast_nwant)
+		return;
+	each = (void *)vfsfast_kprobe_lookup("kallsyms_on_each_symbol", 0,
+					     &site, &size);
+	if (each)
+		each(vfsfast_want_one, NULL);
+}
+#else
+static inline void vfsfast_want_pass(void)
+{
+}
+#endif
+
+/*
  * A kprobe at a function's start lands on its ftrace site when it has one,
  * and then says so: KPROBE_FLAG_FTRACE is set only when ftrace has a
  * record at exactly that address.  That is the kernel's own answer to
  * where the site is, with or without an ENDBR before it.  The probe is
  * placed by @name, or at @exported, the address the linker resolved, where
- * the kernel exports it: kernels without the sorted name index (5.10)
- * find a name by a linear scan of every symbol, several ms of a load per
- * name.  Either way the symbol found there must be @name.  A name the
+ * the kernel exports it, or where the load's one kallsyms pass found it:
+ * kernels without the sorted name index (5.10) find a name by a linear
+ * scan of every symbol, several ms of a load per name.  Either way the symbol found there must be @name.  A name the
  * batch has already resolved is not looked up again.
  */
 static unsigned long vfsfast_kprobe_lookup(const char *name,
@@ -145,6 +269,8 @@ static unsigned long vfsfast_kprobe_lookup(const char *name,
 	*site = 0;
 	if (!kp) {
 		kp = vfsfast_kp_slot() ?: &own;
+		if (!exported)
+			exported = vfsfast_wanted(name);
 		if (exported)
 			kp->addr = (kprobe_opcode_t *)exported;
 		else
@@ -176,6 +302,7 @@ void vfsfast_symbols_done(void)
 	struct vfsfast_kp_chunk *c;
 
 	vfsfast_kp_batching = false;
+	vfsfast_want_free();
 	while ((c = vfsfast_kp_held)) {
 		vfsfast_kp_held = c->next;
 		if (c->n)
@@ -261,13 +388,17 @@ unsigned long vfsfast_lookup_data_name(const char *name)
 /*
  * Check the lookup against an address the linker resolved, once at load:
  * on IBT kernels this proves the step back over the ENDBR is right, and
- * that kprobes find the ftrace site.
+ * that kprobes find the ftrace site; where the kallsyms pass ran, that its
+ * answer is the linker's.  The names the load will ask for were given to
+ * vfsfast_symbols_want() before.
  */
 int vfsfast_symbols_init(void)
 {
 	unsigned long site, size, addr;
 
 	vfsfast_kp_batching = true;
+	vfsfast_symbols_want("vfs_readlink", "");
+	vfsfast_want_pass();
 	addr = vfsfast_kprobe_lookup("vfs_readlink", 0, &site, &size);
 
 	if (addr != (unsigned long)vfs_readlink || !site) {
