@@ -10,7 +10,9 @@
  * lines printed around it, which the lab's console scan knows: a KASAN
  * report between them is expected, anything else still fails the run.
  * The guests of KASAN kernels boot with kasan_multi_shot, so the report
- * neither panics the guest (panic_on_warn) nor silences later ones.
+ * neither panics the guest (panic_on_warn) nor silences later ones.  A
+ * name KFENCE sampled is not the one read: KFENCE would report the read
+ * instead of KASAN, and panic_on_warn panics on any KFENCE report.
  *
  * 5.10 exports neither function: both are found through a kprobe, as
  * vfsfast finds its targets, and called through a pointer to their entry.
@@ -21,6 +23,13 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/string.h>
+
+#include "vfsfast_probes.h"
+#ifdef VFSFAST_HAVE_KFENCE
+#include <linux/kfence.h>
+#else
+#define is_kfence_address(p)	false
+#endif
 
 static int touched;
 module_param(touched, int, 0444);
@@ -50,15 +59,28 @@ static int nameuaf_touch(const char *val, const struct kernel_param *kp)
 {
 	struct filename *(*take)(const char *name);
 	void (*release)(struct filename *name);
-	struct filename *name;
+	struct filename *name, *sampled[8];
+	unsigned int n = 0;
 
 	take = nameuaf_entry("getname_kernel");
 	release = nameuaf_entry("putname");
 	if (!take || !release)
 		return -ENOENT;
-	name = take("vfsfast-nameuaf");
+	for (;;) {
+		name = take("vfsfast-nameuaf");
+		if (IS_ERR(name) || !is_kfence_address(name) ||
+		    n == ARRAY_SIZE(sampled))
+			break;
+		sampled[n++] = name;
+	}
+	while (n)
+		release(sampled[--n]);
 	if (IS_ERR(name))
 		return PTR_ERR(name);
+	if (is_kfence_address(name)) {
+		release(name);
+		return -EAGAIN;
+	}
 	release(name);
 	pr_err("vfsfast_nameuaf: expected KASAN report begin\n");
 	touched = READ_ONCE(name->iname[0]);
