@@ -39,9 +39,9 @@ LTP_DIRS = [
 # liburing) turn tests on rather than off: without them LTP's configure
 # leaves tests TCONF and vfstest drops its io_uring and fscaps cases.
 # xfslibs-dev and uuid-dev: fstests' configure refuses to run without them.
-# e2fsprogs: the release's mke2fs, which the guests run (trixie's minbase
-# chroot has none).
-BUILD_PACKAGES = ["e2fsprogs", "autoconf", "automake", "libtool", "m4", "pkg-config", "make", "gcc",
+# e2fsprogs and acl: the release's mke2fs and setfacl/getfacl, which the
+# guests run (trixie's minbase chroot has no mke2fs).
+BUILD_PACKAGES = ["e2fsprogs", "acl", "autoconf", "automake", "libtool", "m4", "pkg-config", "make", "gcc",
                   "libc6-dev", "libcap-dev", "libacl1-dev", "libattr1-dev", "liburing-dev",
                   "xfslibs-dev", "uuid-dev"]
 DEPS_STAMP = ".vfsfast-external-deps"

@@ -13,6 +13,7 @@ The checkouts are the user's: nothing here fetches them, and CI, which
 cannot, never runs this.
 """
 
+import glob
 import json
 import os
 import shutil
@@ -105,14 +106,21 @@ def suites_image(ltp_dir, vfs_dir, ltp_match):
 
 def guest_tools(kernel):
     """{guest path: host path}: the release's mke2fs with its libraries and
-    configuration, and glibc's NSS module for files, which the static
-    tests' getpwnam() loads (static glibc still dlopen()s it)."""
-    files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs"])
+    configuration, setfacl and getfacl (vfstest's ACL cases run them),
+    glibc's NSS module for files, which the static tests' getpwnam()
+    loads (static glibc still dlopen()s it), and the kernel's
+    configuration where LTP's tst_kconfig looks (/boot/config-RELEASE)."""
+    files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs", "/usr/bin/setfacl",
+                                            "/usr/bin/getfacl"])
     root = kernel.chroot_dir
     for rel in ("etc/mke2fs.conf", "usr/lib/x86_64-linux-gnu/libnss_files.so.2"):
         path = os.path.realpath(os.path.join(root, rel))
         if os.path.isfile(path):
             files["/" + rel.replace("usr/lib/", "lib/", 1)] = path
+    configs = glob.glob(os.path.join(kernel.kernel_dir, "boot/config-*")) + \
+        glob.glob(os.path.join(kernel.kernel_dir, "usr/lib/modules/*/config"))
+    if configs:
+        files[f"/boot/config-{kernel.kver}"] = configs[0]
     return files
 
 

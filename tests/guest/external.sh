@@ -17,13 +17,15 @@ B=$EXT_SUITES/ltp/testcases/bin
 # guest work, and nothing outlives the pass.
 IMG_MB=${EXT_IMG_MB:-320}
 
-# The users and groups LTP's tests look up (nobody, bin, daemon), where
+# The users and groups LTP's tests look up (nobody, bin, daemon) and
+# fstests' (fsgqa, fsgqa2: vfstest's setattr and setxattr cases), where
 # the initramfs has none.
 [ -s /etc/passwd ] || printf '%s\n' root:x:0:0:root:/root:/bin/sh \
 	daemon:x:1:1:daemon:/:/bin/false bin:x:2:2:bin:/:/bin/false \
+	fsgqa:x:1000:1000:fsgqa:/:/bin/sh fsgqa2:x:1001:1001:fsgqa2:/:/bin/sh \
 	nobody:x:65534:65534:nobody:/:/bin/false >/etc/passwd
 [ -s /etc/group ] || printf '%s\n' root:x:0: daemon:x:1: bin:x:2: users:x:100: \
-	nogroup:x:65534: >/etc/group
+	fsgqa:x:1000: fsgqa2:x:1001: nogroup:x:65534: >/etc/group
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
 for fs in ext2 ext3 ext4; do
 	[ -e /usr/sbin/mkfs.$fs ] || ln -s mke2fs /usr/sbin/mkfs.$fs
@@ -44,7 +46,8 @@ mount_fs() { # FS: mounted at /ext/FS, its device (or tmpfs) in $dev
 		return
 	fi
 	dd if=/dev/zero of=/tmp/$1.img bs=1M count=0 seek=$IMG_MB 2>/dev/null
-	mke2fs -q -F -t $1 /tmp/$1.img >/dev/null || return 1
+	# By path: busybox's sh runs its own mke2fs applet before PATH's.
+	/usr/sbin/mke2fs -q -F -t $1 /tmp/$1.img >/dev/null || return 1
 	dev=$(losetup -f) && losetup "$dev" /tmp/$1.img && mount -t $1 "$dev" /ext/$1
 }
 
@@ -86,6 +89,8 @@ run_ltp() {
 run_vfstest() { # PASS FS
 	for s in $EXT_VFSTEST; do
 		[ "$s" != tmpfs ] || [ "$2" = tmpfs ] || continue
+		# What a failed suite left would fail the next one's setup.
+		rm -rf /ext/$2/* 2>/dev/null
 		(cd /tmp && exec timeout -s KILL "$EXT_TIMEOUT" $EXT_SUITES/vfstest --test-$s \
 			--device "$dev" --mountpoint /ext/$2 --fstype $2) </dev/null >/tmp/vfs.out 2>&1
 		rc=$?
