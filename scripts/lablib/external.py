@@ -179,6 +179,9 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
                  if l.startswith(("EXT-KNOB-STUCK", "EXT-LOAD-FAILED"))]
     if not run.results:
         problems.append("no results")
+    # A filesystem that could not be made is the lab's failure, not the kernel's.
+    problems += [f"could not make {k[1]} with knobs {p}" for k, per in run.results.items()
+                 if k[0] == "mount" for p in per]
     for l in lines:
         print(l)
     for p in problems:

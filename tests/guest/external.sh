@@ -34,6 +34,10 @@ export PATH=$B:/usr/sbin:$PATH LTPROOT=$EXT_SUITES/ltp
 # TCG runs tests 10 to 50 times slower than a CPU: LTP's own timeouts
 # would stop tests that are merely slow.
 export LTP_TIMEOUT_MUL=${EXT_TIMEOUT_MUL:-10}
+# The race tests (fuzzy sync: inotify06, inotify09) run for their runtime,
+# 150 s and more, however often they meet the race, and one vCPU under TCG
+# meets it rarely: a tenth of it, in each of the passes.
+export LTP_RUNTIME_MUL=${EXT_RUNTIME_MUL:-0.1}
 # The device LTP's filesystem tests format (.needs_device, .all_filesystems),
 # outside the filesystem under test, which it would otherwise be put on.
 dd if=/dev/zero of=/tmp/ltpdev.img bs=1M count=0 seek=320 2>/dev/null
