@@ -517,11 +517,14 @@ static __always_inline bool vfsfast_bounded_fs(const struct super_block *sb)
 void vfsfast_bounded_module_going(struct module *mod);
 
 /* symbols.c */
+void vfsfast_symbols_want(const char *name, const char *suffix);
 int vfsfast_symbols_init(void);
-unsigned long vfsfast_lookup_name(const char *name, unsigned long *site,
-				  unsigned long *size);
+void vfsfast_symbols_done(void);
+unsigned long vfsfast_lookup_name(const char *name, unsigned long exported,
+				  unsigned long *site, unsigned long *size);
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
+unsigned long vfsfast_lookup_data_name(const char *name);
 
 /* split.c: the shape of a part GCC split off (VFSFAST_KIND_split). */
 struct vfsfast_split_watch {
@@ -532,8 +535,8 @@ struct vfsfast_split_watch {
 	unsigned long seen[VFSFAST_ARG_REGS];
 };
 
-int vfsfast_split_watch(struct vfsfast_split_watch *w, const char *via,
-			unsigned int via_args, const char *part);
+int vfsfast_split_watch(struct vfsfast_split_watch *w, unsigned long via,
+			unsigned int via_args, unsigned long part);
 const char *vfsfast_split_seen(struct vfsfast_split_watch *w,
 			       const unsigned long *args, unsigned int nargs,
 			       unsigned int ints);
@@ -547,6 +550,7 @@ int vfsfast_hook_init(const char *backend);
 int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
 			bool *filtered, bool on);
 extern const struct vfsfast_backend *vfsfast_backend_order[];
+void vfsfast_opt_want(const struct vfsfast_opt *opt);
 int vfsfast_opt_prepare(struct vfsfast_opt *opt);
 void vfsfast_opt_release(struct vfsfast_opt *opt);
 int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);

@@ -126,12 +126,12 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 
 	if (func->split) {
 		snprintf(part, sizeof(part), "%s.part.0", func->old_name);
-		entry = vfsfast_lookup_name(part, &func->site, &func->size);
+		entry = vfsfast_lookup_name(part, 0, &func->site, &func->size);
 		func->split = entry;
 	}
 	if (!entry)
-		entry = vfsfast_lookup_name(func->old_name, &func->site,
-					    &func->size);
+		entry = vfsfast_lookup_name(func->old_name, func->old_addr,
+					    &func->site, &func->size);
 	if (!entry)
 		return "symbol not found";
 	if (func->old_addr && !func->split && entry != func->old_addr)
@@ -156,14 +156,35 @@ static const char *vfsfast_prepare_call(struct vfsfast_func *func)
 {
 	unsigned long entry, site, size;
 
-	entry = vfsfast_lookup_name(func->old_name, &site, &size);
+	entry = vfsfast_lookup_name(func->old_name, func->old_addr, &site,
+				    &size);
 	if (!entry)
 		return "symbol not found";
 	if (func->old_addr && entry != func->old_addr)
 		return "symbol lookup disagrees with the linker";
 	func->entry = entry;
+	/* Not hooked: only a check of a split part's shape probes it. */
+	func->site = site;
 	*func->body = entry;
 	return NULL;
+}
+
+/* The names vfsfast_opt_prepare() will look up, for the load's one pass. */
+void vfsfast_opt_want(const struct vfsfast_opt *opt)
+{
+	const struct vfsfast_func *func;
+
+	if (opt->lacks)
+		return;
+	for (func = opt->calls; func->old_name; func++)
+		if (!func->old_addr)
+			vfsfast_symbols_want(func->old_name, "");
+	for (func = opt->funcs; func->old_name; func++) {
+		if (func->split)
+			vfsfast_symbols_want(func->old_name, ".part.0");
+		if (!func->old_addr)
+			vfsfast_symbols_want(func->old_name, "");
+	}
 }
 
 /*
@@ -414,15 +435,25 @@ static bool vfsfast_site_live(struct vfsfast_func *func)
 	return op == 0xe8 || op == 0xe9;	/* call, jmp rel32 */
 }
 
-/* All targets of @opt with backend @b, or none. */
+/* Which of an optimization's targets vfsfast_attach_all() attaches. */
+#define VFSFAST_OBSERVERS	1
+#define VFSFAST_REPLACEMENTS	2
+
+/*
+ * The targets of @opt that @which names, with backend @b; on failure
+ * every target of @opt is detached again, those attached before included.
+ */
 static int vfsfast_attach_all(struct vfsfast_opt *opt,
 			      const struct vfsfast_backend *b,
-			      const char **failed)
+			      const char **failed, int which)
 {
 	struct vfsfast_func *func;
 	int ret;
 
 	for (func = opt->funcs; func->old_name; func++) {
+		if (!(which & (func->observer ? VFSFAST_OBSERVERS :
+					      VFSFAST_REPLACEMENTS)))
+			continue;
 		ret = b->attach(func);
 		if (!ret && !vfsfast_site_live(func)) {
 			/* Registered, so detached below with the others. */
@@ -469,15 +500,44 @@ static int vfsfast_go_live(struct vfsfast_opt *opt)
 }
 
 /*
+ * An optimization with observers, its observers attached with @b: wait
+ * for the calls that entered them unobserved, forget what was kept
+ * meanwhile (vfsfast_go_live()), and only then attach the replacements,
+ * routed in from their first call.  Attaching them earlier, routed to the
+ * stock code, and routing them in afterwards kept the same order, but the
+ * jmp backend fixes the address in the site: each routing was a second
+ * ftrace update per replacement.  *@live says whether the wait failed
+ * (false: every target detached again).
+ */
+static int vfsfast_attach_staged(struct vfsfast_opt *opt,
+				 const struct vfsfast_backend *b,
+				 const char **failed, bool *live)
+{
+	int ret;
+
+	*live = false;
+	ret = vfsfast_go_live(opt);
+	if (ret) {
+		*failed = opt->funcs[0].old_name;
+		vfsfast_detach_all(opt, b);
+		return ret;
+	}
+	*live = true;
+	return vfsfast_attach_all(opt, b, failed, VFSFAST_REPLACEMENTS);
+}
+
+/*
  * Attach every target of @opt with the first backend that takes them all.
  * On failure *@failed names the target that could not be had.  Where
- * there are observers the replacements are attached routed to the stock
- * code, and routed in once the observers can be trusted.
+ * there are observers they are attached first, and the replacements only
+ * once the observers can be trusted (vfsfast_attach_staged()); in
+ * passthrough, where no replacement runs, all at once.
  */
 static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 {
 	const struct vfsfast_backend **b;
-	bool staged = vfsfast_has_observers(opt);
+	bool staged = vfsfast_has_observers(opt) && !opt->passthrough;
+	bool live = true;
 	char tried[80] = "";
 	const char *const *cover;
 	const char *who;
@@ -500,17 +560,22 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 		}
 	}
 	vfsfast_route_all(opt, true, !opt->passthrough);
-	vfsfast_route_all(opt, false, !opt->passthrough && !staged);
+	vfsfast_route_all(opt, false, false);
 	for (b = vfsfast_backend_order; *b; b++) {
-		ret = vfsfast_attach_all(opt, *b, failed);
-		if (!ret)
+		vfsfast_route_all(opt, false, !opt->passthrough && !staged);
+		ret = vfsfast_attach_all(opt, *b, failed, staged ?
+					 VFSFAST_OBSERVERS :
+					 VFSFAST_OBSERVERS | VFSFAST_REPLACEMENTS);
+		if (!ret && staged)
+			ret = vfsfast_attach_staged(opt, *b, failed, &live);
+		if (!ret || !live)
 			break;
 		vfsfast_append(tried, sizeof(tried), (*b)->name, ret);
 		/* Its rollback could not unhook a target: try nothing else. */
 		if (opt->state == VFSFAST_BROKEN)
 			break;
 	}
-	if (ret) {
+	if (ret && live) {
 		/* EBUSY: a livepatch, BPF trampoline or IPMODIFY ops has it. */
 		vfsfast_set_why(opt, VFSFAST_CONFLICT, "%s: %s (%s)", *failed,
 				ret == -EBUSY ?
@@ -519,19 +584,23 @@ static int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed)
 		opt->last_error = ret;
 		return ret;
 	}
-	opt->backend = *b;
-	if ((staged || opt->arm) && !opt->passthrough) {
-		ret = vfsfast_go_live(opt);
+	if (!ret) {
+		opt->backend = *b;
+		/* Without observers, ->arm() runs with the replacements in. */
+		if (!staged && opt->arm && !opt->passthrough)
+			ret = vfsfast_go_live(opt);
 		if (ret) {
 			*failed = opt->funcs[0].old_name;
 			vfsfast_detach_all(opt, opt->backend);
-			opt->backend = NULL;
-			vfsfast_set_why(opt, VFSFAST_CONFLICT,
-					"calls entered before the hooks did not finish (%d)",
-					ret);
-			opt->last_error = ret;
-			return ret;
 		}
+	}
+	if (ret) {
+		opt->backend = NULL;
+		vfsfast_set_why(opt, VFSFAST_CONFLICT,
+				"calls entered before the hooks did not finish (%d)",
+				ret);
+		opt->last_error = ret;
+		return ret;
 	}
 	strscpy(opt->skipped, tried, sizeof(opt->skipped));
 	opt->last_error = 0;

@@ -148,11 +148,15 @@ static int __init vfsfast_init(void)
 	ret = vfsfast_hook_init(backend);
 	if (ret)
 		return ret;
+	for (opt = vfsfast_opts; *opt; opt++)
+		vfsfast_opt_want(*opt);
 	/* Without it only exported targets resolve; readlink needs none. */
 	vfsfast_symbols_init();
 
 	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_prepare(*opt);
+	/* One grace period for every lookup's kprobe, before any hook. */
+	vfsfast_symbols_done();
 	ret = vfsfast_sysfs_init();
 	if (ret)
 		goto fail;

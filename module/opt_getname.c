@@ -286,14 +286,18 @@ VFSFAST_TAIL_CALL(vfsfast_putname, vfsfast_putname_stock);
  * stock's rules, for a name in a page of the loading task.  Nothing is
  * hooked yet.
  */
-static const char *vfsfast_getname_shape(char __user *page)
+static const char *vfsfast_getname_shape(struct vfsfast_opt *opt, char __user *page)
 {
 	const unsigned long args[] = { (unsigned long)page, 0, 0 };
+	struct vfsfast_func *via = opt->calls;
 	struct vfsfast_split_watch w;
 	struct filename *name;
 	const char *why;
 
-	if (vfsfast_split_watch(&w, "getname", 1, "getname_flags.part.0"))
+	while (via->old_name && strcmp(via->old_name, "getname"))
+		via++;
+	if (!via->old_name ||
+	    vfsfast_split_watch(&w, via->site, 1, opt->funcs[0].site))
 		return "cannot be probed";
 	name = vfsfast_stock_getname(page);
 	why = vfsfast_split_seen(&w, args, VFSFAST_GETNAME_NARGS, BIT(1));
@@ -303,7 +307,8 @@ static const char *vfsfast_getname_shape(char __user *page)
 	return why;
 }
 
-static noinline const char *vfsfast_getname_check(char __user *page)
+static noinline const char *vfsfast_getname_check(struct vfsfast_opt *opt,
+						  char __user *page)
 {
 	int __maybe_unused empty = 0;
 	struct filename *a, *b;
@@ -311,7 +316,7 @@ static noinline const char *vfsfast_getname_check(char __user *page)
 
 	if (copy_to_user(page, "vfsfast", sizeof("vfsfast")))
 		return "cannot write the test name";
-	why = vfsfast_getname_shape(page);
+	why = vfsfast_getname_shape(opt, page);
 	if (why)
 		return why;
 	a = vfsfast_stock_getname_flags VFSFAST_GETNAME_ARGS_OF(page, 0, NULL);
@@ -423,7 +428,7 @@ static int vfsfast_getname_setup(struct vfsfast_opt *opt)
 				    (long)addr);
 		return (int)addr;
 	}
-	why = vfsfast_getname_check((char __user *)addr);
+	why = vfsfast_getname_check(opt, (char __user *)addr);
 	vm_munmap(addr, PAGE_SIZE);
 	if (why) {
 		vfsfast_unsupported(opt, "getname_flags.part.0 does not take getname_flags()'s arguments: %s",

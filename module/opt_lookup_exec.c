@@ -195,16 +195,19 @@ static int vfsfast_lookup_exec_ask_rcu(struct path *root, int mask, bool part)
 	return ret;
 }
 
-static const char *vfsfast_lookup_exec_shape(struct path *root)
+static const char *vfsfast_lookup_exec_shape(struct vfsfast_opt *opt, struct path *root)
 {
 	struct vfsfast_split_watch w;
-	unsigned long args[3];
+	unsigned long args[3], site, size;
 	const char *why = NULL;
 	unsigned int n, i;
 	int ret;
 
-	ret = vfsfast_split_watch(&w, "inode_permission", VFSFAST_INODE_PERMISSION_NARGS,
-				  "inode_permission.part.0");
+	/* The head's site, by the linker's address: no name to scan for. */
+	vfsfast_lookup_name("inode_permission", (unsigned long)inode_permission,
+			    &site, &size);
+	ret = vfsfast_split_watch(&w, site, VFSFAST_INODE_PERMISSION_NARGS,
+				  opt->funcs[0].site);
 	if (ret)
 		return "cannot be probed";
 	for (i = 0; i < ARRAY_SIZE(vfsfast_lookup_exec_masks) && !why; i++) {
@@ -226,7 +229,7 @@ static int vfsfast_lookup_exec_setup(struct vfsfast_opt *opt)
 	if (!opt->funcs[0].split)
 		return 0;
 	get_fs_root(current->fs, &root);
-	why = vfsfast_lookup_exec_shape(&root);
+	why = vfsfast_lookup_exec_shape(opt, &root);
 	if (why) {
 		path_put(&root);
 		vfsfast_unsupported(opt, "inode_permission.part.0 %s", why);

@@ -52,11 +52,11 @@
  * the state at that read, and the rest of the line holds then too.  The
  * default hierarchy is printed only once cgrp_dfl_visible is true, which
  * never goes false again once cgroup2 was mounted: the module reads it
- * where kallsyms finds it (near css_set_lock, in cgroup.c's .bss), or
- * else learns it from the stock answer it asks for at load (a "0:" line;
- * cgroup2 mounted only after that then leaves the fast path unused).  The
- * default hierarchy's id, 0, is no other root's: idr_alloc_cyclic()
- * never gives back an id in use.
+ * where kallsyms finds it (by name, or near css_set_lock in cgroup.c's
+ * .bss), or else learns it from the stock answer it asks for at load (a
+ * "0:" line; cgroup2 mounted only after that then leaves the fast path
+ * unused).  The default hierarchy's id, 0, is no other root's:
+ * idr_alloc_cyclic() never gives back an id in use.
  *
  * Memory: the task's css_set, its cgroups and their kernfs nodes live as
  * long as the css_set links them, which css_set_lock keeps; the reader's
@@ -296,18 +296,33 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
 }
 
 /*
- * A variable of kernel/cgroup/cgroup.c by name: near dma_spin_lock in .bss
- * (css_set_lock; cgroup_mutex too where it is zero-initialized, 7.x), or
- * near cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1).
+ * A variable of kernel/cgroup/cgroup.c by name: by walking from an
+ * exported neighbour, near dma_spin_lock in .bss (css_set_lock;
+ * cgroup_mutex too where it is zero-initialized, 7.x) or near
+ * cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1), else by
+ * kallsyms' own lookup (symbols.c), where the cloud kernels, without
+ * dma_spin_lock (compat/proc_cgroup.h), find css_set_lock.  Walks first:
+ * before 6.2 that lookup reads every symbol up to the variable's, some
+ * 40 ms of a 5.10 guest's load for one in .bss; a walk is a few hundred
+ * sprint_symbol() calls at most.
  */
 static unsigned long vfsfast_cg_find(const char *name)
 {
-	unsigned long anchor = vfsfast_cg_bss_anchor(), addr = 0;
+	unsigned long anchor = vfsfast_cg_bss_anchor();
+	unsigned long addr = 0;
 
 	if (anchor)
 		addr = vfsfast_lookup_data(name, anchor, 256);
-	return addr ?: vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
+	if (!addr)
+		addr = vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
+	return addr ?: vfsfast_lookup_data_name(name);
 }
+
+/* What vfsfast_cg_find() tried, for the status of a variable it missed. */
+#define VFSFAST_CG_FIND_TRIED						\
+	"neither 256 symbols each way from cgrp_dfl_root"			\
+	VFSFAST_CG_BSS_ANCHOR_NOTE " nor kallsyms_lookup_name() (through a "	\
+	"kprobe) name it"
 
 static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 {
@@ -318,7 +333,8 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 
 	vfsfast_cgroup_mutex = (struct mutex *)vfsfast_cg_find("cgroup_mutex");
 	if (!vfsfast_cgroup_mutex) {
-		vfsfast_unsupported(opt, "cgroup_mutex not found in kallsyms");
+		vfsfast_unsupported(opt, "cgroup_mutex not found in kallsyms: "
+				    VFSFAST_CG_FIND_TRIED);
 		return -ENOENT;
 	}
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
@@ -360,12 +376,17 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 	} else {
 		vfsfast_css_set_lock = (spinlock_t *)vfsfast_cg_find("css_set_lock");
 		if (!vfsfast_css_set_lock) {
-			vfsfast_unsupported(opt, "css_set_lock not found in kallsyms");
+			vfsfast_unsupported(opt, "css_set_lock not found in kallsyms: "
+					    VFSFAST_CG_FIND_TRIED);
 			ret = -ENOENT;
 		} else {
-			vfsfast_cg_dfl_visible = (bool *)vfsfast_lookup_data("cgrp_dfl_visible",
-									    (unsigned long)vfsfast_css_set_lock,
-									    256);
+			vfsfast_cg_dfl_visible =
+				(bool *)vfsfast_lookup_data("cgrp_dfl_visible",
+							    (unsigned long)vfsfast_css_set_lock,
+							    256);
+			if (!vfsfast_cg_dfl_visible)
+				vfsfast_cg_dfl_visible =
+					(bool *)vfsfast_lookup_data_name("cgrp_dfl_visible");
 			if (!vfsfast_cg_dfl_visible && !a->ret)
 				vfsfast_cg_note_visible(&a->seq, 0);
 		}

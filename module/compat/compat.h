@@ -55,6 +55,35 @@ static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int 
 }
 #endif
 
+/* ---- symbols ------------------------------------------------------------ */
+
+/*
+ * One kallsyms pass for every name a load asks for (symbols.c), through
+ * kallsyms_on_each_symbol(): not exported, so called through the address
+ * a kprobe found, which only a kernel without IBT (it seals the functions
+ * whose address the kernel never takes) and without clang's CFI allows.
+ * The pass stops at the first symbol of .data, which kallsyms names only
+ * with KALLSYMS_ALL: without it, 5.10's walk would run on into the
+ * modules' symbols, which it reads only under module_mutex.  The callback
+ * lost its module argument in 6.4.  Only kernels without the sorted name
+ * index need the pass: with it (kallsyms_on_each_match_symbol() came in
+ * the same series) a lookup is a binary search, and the pass would cost
+ * more than all of them.
+ */
+#if defined(CONFIG_KALLSYMS_ALL) && !defined(CONFIG_X86_KERNEL_IBT) && \
+	!defined(CONFIG_CFI_CLANG) && !defined(VFSFAST_HAVE_KALLSYMS_MATCH_SYMBOL)
+#if defined(VFSFAST_HAVE_KALLSYMS_EACH_MOD)
+#define VFSFAST_KALLSYMS_PASS 1
+#define VFSFAST_KALLSYMS_EACH_FN(fn)					\
+	int fn(void *data, const char *name, struct module *mod,	\
+	       unsigned long addr)
+#elif defined(VFSFAST_HAVE_KALLSYMS_EACH)
+#define VFSFAST_KALLSYMS_PASS 1
+#define VFSFAST_KALLSYMS_EACH_FN(fn)					\
+	int fn(void *data, const char *name, unsigned long addr)
+#endif
+#endif
+
 /* ---- ftrace callbacks -------------------------------------------------- */
 
 /* The callback's register argument: struct vfsfast_fregs *. */

@@ -11,13 +11,18 @@
  * and struct cgroup_namespace; cgrp_dfl_root and kernfs_path_from_node()
  * are exported.  css_set_lock and cgroup_mutex are exported only by
  * kernels with CONFIG_PROVE_RCU (Debian's are not): the module finds them
- * by name in kallsyms (CONFIG_KALLSYMS_ALL, which Debian's have),
- * walking from an exported neighbour, up to 256 symbols each way:
- * dma_spin_lock (kernel/dma.c's .bss, which the linker places a few
- * objects before kernel/cgroup/'s: css_set_lock about 25 symbols after it
- * on 5.10, 6.1 and 7.2, and 7.2's zero-initialized cgroup_mutex), then
- * cgrp_dfl_root (cgroup_mutex in .data on 5.10 and 6.1, 29 symbols
- * after it).  Not found, the optimization is unsupported, saying which.
+ * by name in kallsyms (CONFIG_KALLSYMS_ALL, which Debian's have), first
+ * with kallsyms_lookup_name() as register_kprobe() calls it
+ * (vfsfast_lookup_data_name()), then, should a kernel stop storing the
+ * address before refusing a data address, walking from an exported
+ * neighbour, up to 256 symbols each way: dma_spin_lock (kernel/dma.c's
+ * .bss, which the linker places a few objects before kernel/cgroup/'s:
+ * css_set_lock about 25 symbols after it on 5.10, 6.1 and 7.2, and 7.2's
+ * zero-initialized cgroup_mutex), then cgrp_dfl_root (cgroup_mutex in
+ * .data on 5.10 and 6.1, 29 symbols after it).  .bss has no other
+ * exported neighbour of the cgroup code in the cloud flavour, which lacks
+ * dma_spin_lock.  Not found, the optimization is unsupported, saying
+ * which variable and what was tried.
  */
 #ifndef _VFSFAST_COMPAT_PROC_CGROUP_H
 #define _VFSFAST_COMPAT_PROC_CGROUP_H
@@ -53,8 +58,10 @@ static inline bool vfsfast_cgroup_is_dead(const struct cgroup *cgrp)
 #ifdef CONFIG_ISA_DMA_API
 #include <asm/dma.h>
 #define vfsfast_cg_bss_anchor()	((unsigned long)&dma_spin_lock)
+#define VFSFAST_CG_BSS_ANCHOR_NOTE	" or dma_spin_lock"
 #else
 #define vfsfast_cg_bss_anchor()	0UL
+#define VFSFAST_CG_BSS_ANCHOR_NOTE	" (no dma_spin_lock: CONFIG_ISA_DMA_API is off)"
 #endif
 
 /* kernel/locking/mutex.c's MUTEX_FLAG_WAITERS: someone sleeps on it. */

@@ -34,6 +34,14 @@ KERNELS = {
     "7.2": {"release": "sid", "gcc": "gcc"},
 }
 
+# Debian's flavours of each of those kernels the lab boots, with the
+# suffix of their lab names: the generic one ("6.1"), and the one Debian's
+# cloud images boot ("6.1-cloud", linux-image-cloud-amd64: a smaller
+# config for virtual machines).  A flavour is the end of uname -r after
+# the ABI; both share the release's chroot (and a pin's ABI and version),
+# which installs the headers of each.
+FLAVOURS = {"amd64": "", "cloud-amd64": "-cloud"}
+
 # What `--kernels` means when not given: Debian's own kernels.
 DEFAULT_KERNELS = list(KERNELS)
 
@@ -88,18 +96,24 @@ def _write_apt_sources(root, release):
         os.unlink(prefs)
 
 
-def _packages(release):
-    """What the chroot of a release installs: a pinned kernel's headers
-    by ABI and version instead of the release's linux-headers-amd64."""
+def _headers_package(release, flavour):
+    """The headers package of a release's kernel of @flavour: the pinned
+    ABI and version where the release has a pin, else the release's
+    metapackage (linux-headers-amd64, linux-headers-cloud-amd64)."""
     pin = _pin(release)
-    if not pin:
-        return list(CHROOT_PACKAGES)
-    return [f"linux-headers-{pin['abi']}-amd64={pin['version']}"
-            if p == "linux-headers-amd64" else p for p in CHROOT_PACKAGES]
+    if pin:
+        return f"linux-headers-{pin['abi']}-{flavour}={pin['version']}"
+    return f"linux-headers-{flavour}"
+
+
+def _packages(release):
+    """What the chroot of a release installs: CHROOT_PACKAGES and the
+    headers of every flavour."""
+    return CHROOT_PACKAGES + [_headers_package(release, f) for f in FLAVOURS]
 
 # What every chroot needs to build and DKMS-install the module.
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
-                   "zstd", "sparse", "linux-headers-amd64",
+                   "zstd", "sparse",
                    # external validators run in the guests
                    "stress-ng", "rt-tests"]
 
@@ -185,7 +199,7 @@ def _apt_install(root, packages, stamp):
     except SystemExit:
         if pin:
             util.log(f"{release}: could not install the pinned kernel headers "
-                     f"linux-headers-{pin['abi']}-amd64={pin['version']} from "
+                     f"{' '.join(_headers_package(release, f) for f in FLAVOURS)} from "
                      f"{pin['suite']}; if the suite has dropped that version, move the pin "
                      "(scripts/lablib/debian.py, KERNELS; Documentation/lab.md, "
                      "\"Which kernels\")")
@@ -256,16 +270,18 @@ class DebianKind(kernel_mod.Kind):
         pin = _pin(k.release)
         if pin:
             # The chroot may keep the headers of a pin moved since.
-            kver = f"{pin['abi']}-amd64"
+            kver = f"{pin['abi']}-{k.flavour}"
             if not os.path.isdir(os.path.join(k.chroot_dir, "usr/src", f"linux-headers-{kver}")):
                 util.die(f"{k}: the pinned headers linux-headers-{kver} are not in "
                          f"{k.chroot_dir}")
             return kver
-        found = sorted(
+        found = sorted(kver for kver in (
             os.path.basename(p)[len("linux-headers-"):]
-            for p in glob.glob(os.path.join(k.chroot_dir, "usr/src/linux-headers-*-amd64")))
+            for p in glob.glob(os.path.join(k.chroot_dir, "usr/src/linux-headers-*")))
+            if flavour_of(kver) == k.flavour)
         if len(found) != 1:
-            util.die(f"{k}: expected one amd64 headers tree in {k.chroot_dir}, found {found}")
+            util.die(f"{k}: expected one {k.flavour} headers tree in {k.chroot_dir}, "
+                     f"found {found}")
         return found[0]
 
     def kernel_dir(self, k):
@@ -277,9 +293,10 @@ class DebianKind(kernel_mod.Kind):
         return os.path.join(k.chroot_dir, "usr/src", f"linux-headers-{k.kver}")
 
     def source_header(self, k, rel):
-        """In Debian's -common headers package."""
+        """In Debian's -common headers package (one per ABI, every
+        flavour's)."""
         return os.path.join(k.chroot_dir, "usr/src",
-                            f"linux-headers-{k.kver.rsplit('-', 1)[0]}-common", rel)
+                            f"linux-headers-{k.kver[:-len(k.flavour)]}common", rel)
 
     def chroot_argv(self, k, script):
         """Run it inside mounted(k.chroot_dir)."""
@@ -329,9 +346,20 @@ class DebianKind(kernel_mod.Kind):
         return kdir
 
 
+def flavour_of(kver):
+    """The flavour of a Debian uname -r ("5.10.0-32-cloud-amd64":
+    "cloud-amd64"; "7.2.13+deb14-amd64": "amd64"), or None: what follows
+    the ABI, a version and an optional number ("-32"), matched whole so
+    that "amd64" is never the end of "cloud-amd64"."""
+    m = re.fullmatch(r"\d+\.\d+[\w.+~]*(?:-\d+)?-([a-z][\w-]*)", kver)
+    return m.group(1) if m and m.group(1) != "common" else None
+
+
 KIND = DebianKind()
-for _name, _facts in KERNELS.items():
-    kernel_mod.register(kernel_mod.Kernel(_name, _facts["release"], _facts["gcc"], KIND))
+for _flavour, _suffix in FLAVOURS.items():
+    for _name, _facts in KERNELS.items():
+        kernel_mod.register(kernel_mod.Kernel(_name + _suffix, _facts["release"], _facts["gcc"],
+                                              KIND, flavour=_flavour))
 
 
 def setup(kernels):

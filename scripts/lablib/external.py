@@ -188,6 +188,7 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
         print(f"[{kernel}] PROBLEM: {p}")
     summary = {
         "kernel": str(kernel), "kver": kernel.kver,
+        "vfsfast_commit": extbuild.commit_of(util.repo_dir()),
         "ltp_commit": extbuild.commit_of(ltp) if ltp else None,
         "fstests_commit": extbuild.commit_of(fstests) if fstests else None,
         "filesystems": filesystems, "passes": passes, "ltp_tests": n,
@@ -212,14 +213,60 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
     return ok, summary
 
 
+def summary_path(kernel):
+    return os.path.join(kernel.log_dir, "external", "summary.json")
+
+
+def doc_block(summary):
+    """A kernel's figures for lab.md, between its marks: one row per pass,
+    then the failures the kernel has with every knob off."""
+    b, e = util.marks("external", summary["kernel"])
+    passes = summary["passes"]
+    commits = ", ".join(f"{what} `{summary[key][:12]}`" for what, key in
+                        (("vfsfast", "vfsfast_commit"), ("LTP", "ltp_commit"),
+                         ("fstests", "fstests_commit")) if summary.get(key))
+    on = summary["knobs"].get(passes[-1], "").split()
+    out = [b, f"**{summary['kernel']}** ({summary['kver']}); {commits}; "
+           f"{summary['ltp_tests']} LTP programs and {len(summary.get('vfstest_suites', []))} "
+           f"vfstest suites on {', '.join(summary['filesystems'])}; "
+           f"{len(on)} knobs on in the `{passes[-1]}` pass ({', '.join(on) or 'none'}); "
+           f"guest {summary['guest_s'] / 60:.0f} min, build {summary['build_s']} s; "
+           f"console {'clean' if summary['console_clean'] else 'NOT clean'}.", "",
+           "| knobs | cases | " + " | ".join(extresults.CLASSES) + " | differences | missing |",
+           "|---|" + "---:|" * (len(extresults.CLASSES) + 3)]
+    for i, p in enumerate((passes[0], passes[-1])):
+        c = summary["counts"].get(p, {})
+        cmp = (f" {summary['differences']} | {summary['missing']} |" if i else " | |")
+        out.append(f"| {p} | {sum(c.values())} | "
+                   + " | ".join(str(c.get(k, 0)) for k in extresults.CLASSES) + " |" + cmp)
+    own = summary["kernel_failures"]
+    out += ["", "The kernel's own, the same with every knob off: "
+            + ("; ".join(f"`{f}`" for f in own) if own else "none") + ".", e]
+    return "\n".join(out)
+
+
 def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, timeout=600,
-         guest_timeout=4 * 3600):
-    need_checkouts(ltp, fstests)
+         guest_timeout=4 * 3600, doc=None, from_logs=False):
+    """Run each kernel (or, @from_logs, read the summary its last run
+    left) and put each one's figures into @doc."""
+    if not from_logs:
+        need_checkouts(ltp, fstests)
     filesystems = filesystems or FILESYSTEMS
     passes = passes or ["off", "on"]
-    rc = 0
+    rc, blocks = 0, []
     for k in kernels:
-        ok, _ = run_kernel(k, ltp, fstests, filesystems, passes, ltp_match, timeout,
-                           guest_timeout)
+        if from_logs:
+            if not os.path.exists(summary_path(k)):
+                util.die(f"{k}: no run to report ({summary_path(k)})")
+            with open(summary_path(k)) as f:
+                summary = json.load(f)
+            ok = not summary["problems"] and not summary["differences"] and not summary["missing"]
+        else:
+            ok, summary = run_kernel(k, ltp, fstests, filesystems, passes, ltp_match, timeout,
+                                     guest_timeout)
         rc |= 0 if ok else 1
+        if doc and "counts" in summary:
+            blocks.append((str(k), doc_block(summary)))
+    if blocks:
+        util.update_doc(doc, "external", blocks)
     return rc

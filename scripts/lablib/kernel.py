@@ -88,6 +88,9 @@ class Kernel:
     the compiler the kernel was built with, compiles the module).
     base_name: the kernel whose expectations it shares (a debug kernel is
     tested as its stock Debian kernel); None: itself.
+    flavour: the Debian kernel flavour, the end of its uname -r after the
+    ABI ("amd64", "cloud-amd64"): Debian's packages of one ABI differ only
+    by it, so it alone tells the cloud kernel's headers from the generic's.
     """
 
     name: str
@@ -96,6 +99,7 @@ class Kernel:
     kind: Kind
     base_name: str = None
     debug: bool = False
+    flavour: str = "amd64"
 
     def __str__(self):
         return self.name

@@ -324,11 +324,11 @@ def verdict(on, aa):
 
 
 def begin_mark(kernel):
-    return f"<!-- vfsfast-lab real --kernels {kernel}: begin -->"
+    return util.marks("real", kernel)[0]
 
 
 def end_mark(kernel):
-    return f"<!-- vfsfast-lab real --kernels {kernel}: end -->"
+    return util.marks("real", kernel)[1]
 
 
 def table(r):
@@ -382,20 +382,7 @@ def update_doc(path, blocks):
     """Put each kernel's block into the file between its marks (replacing
     the block there), or, where the file has none, before the marker line
     `<!-- vfsfast-lab real: new kernels -->`."""
-    with open(path) as f:
-        text = f.read()
-    anchor = "<!-- vfsfast-lab real: new kernels -->"
-    for k, block in blocks:
-        b, e = begin_mark(k), end_mark(k)
-        if b in text and e in text:
-            i, j = text.index(b), text.index(e) + len(e)
-            text = text[:i] + block + text[j:]
-        elif anchor in text:
-            text = text.replace(anchor, block + "\n\n" + anchor)
-        else:
-            util.die(f"{path}: neither {b!r} nor {anchor!r}")
-    with open(path, "w") as f:
-        f.write(text)
+    util.update_doc(path, "real", blocks)
 
 
 def main(kernels, pairs, aa, seed=1, out=None, doc=None, knobs=None, programs=None):

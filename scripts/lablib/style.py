@@ -48,11 +48,12 @@ def checkpatch():
 
 
 def style():
-    """checkpatch.pl --no-tree on every module source; returns (ok,
-    problems, number of files)."""
+    """checkpatch.pl --no-tree on every module source, the test-only
+    modules' too; returns (ok, problems, number of files)."""
     repo = util.repo_dir()
     files = sorted(glob.glob(os.path.join(repo, "module/**/*.[chS]"), recursive=True) +
-                   glob.glob(os.path.join(repo, "include/*.h")))
+                   glob.glob(os.path.join(repo, "include/*.h")) +
+                   glob.glob(os.path.join(repo, "tests/modules/*.c")))
     files = [os.path.relpath(f, repo) for f in files]
     script = checkpatch()
     p = subprocess.run(["perl", script, "--no-tree", "--terse", "--show-types", "-f"] + files,

@@ -45,3 +45,30 @@ def run(cmd, quiet=False, check=True, capture=False, **kw):
     if check and p.returncode != 0:
         die(f"command failed ({p.returncode}): {' '.join(map(str, cmd))[:300]}")
     return p.returncode
+
+
+def marks(command, kernel):
+    """The lines that fence, in a document, the block that `vfsfast-lab
+    COMMAND --doc` writes for a kernel."""
+    return (f"<!-- vfsfast-lab {command} --kernels {kernel}: begin -->",
+            f"<!-- vfsfast-lab {command} --kernels {kernel}: end -->")
+
+
+def update_doc(path, command, blocks):
+    """Put each (kernel, block) into the document at @path between the
+    kernel's marks (replacing the block there), or, where the document has
+    none, before the line `<!-- vfsfast-lab COMMAND: new kernels -->`."""
+    with open(path) as f:
+        text = f.read()
+    anchor = f"<!-- vfsfast-lab {command}: new kernels -->"
+    for k, block in blocks:
+        b, e = marks(command, k)
+        if b in text and e in text:
+            i, j = text.index(b), text.index(e) + len(e)
+            text = text[:i] + block + text[j:]
+        elif anchor in text:
+            text = text.replace(anchor, block + "\n\n" + anchor)
+        else:
+            die(f"{path}: neither {b!r} nor {anchor!r}")
+    with open(path, "w") as f:
+        f.write(text)

@@ -5,10 +5,19 @@
 . /lab/lib.sh; in_group t_load || return 0
 
 export PATH=$PATH:/lab/bin
+# The load's name lookups register kprobes (disabled) and keep them until
+# the last optimization is prepared, to unregister them in one batch (one
+# grace period): a load that left them behind would list them here.
+kpl=/sys/kernel/debug/kprobes/list
+kp_before=$(wc -l <$kpl)
 out=$(sh /lab/bin/vfsfast load --file /lab/vfsfast.ko enable=none \
 	${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} 2>&1)
 rc=$?
 t_eq "vfsfast load: loads, exit 0" 0 "$rc"
+kp_after=$(wc -l <$kpl)
+t_checkv "load: none of the name lookups' kprobes is left registered" \
+	"kprobes listed before $kp_before, after $kp_after" \
+	[ -r $kpl -a "$kp_after" = "$kp_before" ]
 t_eq "vfsfast load: prints each optimization's status" \
 	"$VFSFAST_EXPECT_LOAD_STATUS" \
 	"$(echo "$out" | paste -sd '|')"

@@ -89,36 +89,49 @@ t_checkv "$o: security_inode_permission() calls for the same: as many knob off a
 	"off $soff, on $son" [ "$soff" -ge 5000 -a "$soff" = "$son" ]
 
 # What the shortcut skips is what it covers: every function that stock
-# calls beneath inode_permission() (or its split part) for walks, by the
-# function graph tracer, and that runs at most half as often with the
-# knob on, is one whose livepatch makes lookup_exec yield
-# (VFSFAST_COVERS() in opt_lookup_exec.c; 6.12's make_vfsuid() was not).
-# fgcalls: "count function" per function beneath the target, for walks.
-fgcalls() {
-	echo inode_permission >$T/set_graph_function
-	grep -q ' inode_permission\.part\.0$' /proc/kallsyms &&
-		echo inode_permission.part.0 >>$T/set_graph_function
-	echo >$T/trace
-	echo function_graph >$T/current_tracer
+# calls beneath inode_permission() (or its split part) for walks (the
+# function graph tracer, knob off) and that runs at most half as often
+# with the knob on (the function tracer, abloop's calls, knob off vs on)
+# is one whose livepatch makes lookup_exec yield (VFSFAST_COVERS() in
+# opt_lookup_exec.c; 6.12's make_vfsuid() was not).
+# walks: the walks the tracers watch.
+walks() {
 	abloop lstat 100 $p >/dev/null
 	abloop stat 100 /tmp/le/a/b/c >/dev/null
-	# Read before the tracer changes: a change empties the buffer.
+}
+# traced TRACER: the trace of walks() under TRACER, read before the tracer
+# changes back (a change empties the buffer).
+traced() {
+	echo >$T/trace
+	echo $1 >$T/current_tracer
+	walks
 	echo 0 >$T/tracing_on
-	grep -o '[a-z_0-9.]*();\|[a-z_0-9.]*() {' $T/trace | sed 's/[(); {]//g' | sort | uniq -c
+	cat $T/trace
 	echo nop >$T/current_tracer
 	echo 1 >$T/tracing_on
-	echo >$T/set_graph_function
 }
 set_knob $o 0
-fgoff=$(fgcalls)
+echo inode_permission >$T/set_graph_function
+grep -q ' inode_permission\.part\.0$' /proc/kallsyms &&
+	echo inode_permission.part.0 >>$T/set_graph_function
+beneath=$(traced function_graph | grep -o '[a-z_0-9.]*();\|[a-z_0-9.]*() {' |
+	sed 's/[(); {]//g' | sort | uniq -c | awk '$1 >= 400 { print $2 }')
+echo >$T/set_graph_function
+# calls: "count function" of abloop's calls of each function beneath.
+calls() {
+	echo "$beneath" >$T/set_ftrace_filter
+	traced function | grep ' abloop-' | grep -o '[a-z_0-9.]* <-' | sort | uniq -c
+	echo >$T/set_ftrace_filter
+}
+coff=$(calls)
 set_knob $o 1
-fgon=$(fgcalls)
+con=$(calls)
 set_knob $o 0
 skipped=
 uncovered=
-for f in $(echo "$fgoff" | awk '$1 >= 400 { print $2 }'); do
-	n=$(echo "$fgon" | awk -v f=$f '$2 == f { print $1 }')
-	[ $((${n:-0} * 2)) -le $(echo "$fgoff" | awk -v f=$f '$2 == f { print $1 }') ] || continue
+for f in $beneath; do
+	n=$(echo "$con" | awk -v f=$f '$2 == f { print $1 }')
+	[ $((${n:-0} * 2)) -le $(echo "$coff" | awk -v f=$f '$2 == f { print $1 }') ] || continue
 	skipped="$skipped $f"
 	case " $VFSFAST_OPT_LOOKUP_EXEC_COVERS $VFSFAST_OPT_LOOKUP_EXEC_FUNCTIONS " in
 	*" $f "* | *" ${f%.part.0} "*) ;;

@@ -25,6 +25,8 @@ REPORT = [
     "[   12.3] Read of size 1 at addr ffff888004a1c020 by task sh/97",
     "[   12.3] Call Trace:",
     "[   12.3]  dump_stack+0x7d/0x9f",
+    "[   12.3]  ? lockdep_hardirqs_on_prepare+0x17b/0x410",
+    "[   12.3]  nameuaf_touch+0x9d/0xb0 [vfsfast_nameuaf]",
 ]
 DONE = f"{vm.DONE_MARKER} rc=0"
 
@@ -37,7 +39,11 @@ def bad(lines):
 inside = [f"[   12.2] {vm.EXPECTED_BEGIN}"] + REPORT + [f"[   12.4] {vm.EXPECTED_END}"]
 check(bad(inside) == [], "a KASAN use-after-free report between the two lines is expected",
       repr(bad(inside)))
-check(len(bad(REPORT)) == 2, "the same report without them fails the guest", repr(bad(REPORT)))
+check(len(bad(REPORT)) == 3, "the same report without them fails the guest", repr(bad(REPORT)))
+lockdep = inside[:-1] + ["[   12.3] WARNING: possible circular locking dependency detected"] + \
+    inside[-1:]
+check(any("circular" in line for line in bad(lockdep)),
+      "a lockdep report between the two lines still fails the guest", repr(bad(lockdep)))
 other = inside[:-1] + ["[   12.3] WARNING: CPU: 0 PID: 97 at fs/namei.c:1 putname+0x1/0x2"] + \
     inside[-1:]
 check(any("WARNING:" in line for line in bad(other)),
@@ -45,6 +51,6 @@ check(any("WARNING:" in line for line in bad(other)),
 after = inside + ["[   13.0] BUG: KASAN: use-after-free in putname+0x1/0x2"]
 check(any("putname" in line for line in bad(after)),
       "a KASAN report after the end line still fails the guest", repr(bad(after)))
-check(len(bad(inside[:-1])) == 2, "a begin line never ended excuses nothing",
+check(len(bad(inside[:-1])) == 3, "a begin line never ended excuses nothing",
       repr(bad(inside[:-1])))
 RESULTS.finish()

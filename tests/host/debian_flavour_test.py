@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Debian's kernel flavours as lab kernels (scripts/lablib/debian.py,
+# FLAVOURS): each stock kernel "N" has a cloud twin "N-cloud" of the same
+# release, chroot and compiler; the chroot installs both flavours' headers
+# (a pinned release both at the pin's ABI and version); and each kernel
+# finds exactly its own flavour's headers tree, although "amd64" is also
+# the end of "cloud-amd64" (a glob of linux-headers-*-amd64 matched both
+# and stopped the lab), and reads its sources from the ABI's -common tree.
+#
+# Last line: "N passed, N failed"; exit status 1 when anything failed.
+
+import os
+import sys
+import tempfile
+
+import hostktap  # tests/host/, beside this file
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+from lablib import debian, kernels  # noqa: E402
+
+RESULTS = hostktap.Results()
+check = RESULTS.check
+
+for kver, want in (("5.10.0-32-amd64", "amd64"), ("5.10.0-32-cloud-amd64", "cloud-amd64"),
+                   ("6.12.117+deb13-amd64", "amd64"), ("7.2.13+deb14-cloud-amd64", "cloud-amd64"),
+                   ("6.1.0-56-rt-amd64", "rt-amd64"), ("6.1.0-56-common", None),
+                   ("7.2.13+deb14-common", None)):
+    got = debian.flavour_of(kver)
+    check(got == want, f"the flavour of {kver} is {want}", f"got {got}")
+
+for name, facts in debian.KERNELS.items():
+    k, c = kernels.get(name), kernels.get(f"{name}-cloud")
+    check(k.flavour == "amd64" and c.flavour == "cloud-amd64" and c.release == k.release and
+          c.gcc == k.gcc and c.base is c,
+          f"{name}-cloud: {k.release}'s cloud flavour, built by {k.gcc} in the same chroot, "
+          "judged by its own headers", f"{c}")
+    check(c.name not in kernels.DEFAULT, f"{name}-cloud: not a default kernel",
+          f"{kernels.DEFAULT}")
+    pkgs = debian._packages(facts["release"])
+    pin = facts.get("pin")
+    want = [f"linux-headers-{pin['abi']}-{f}={pin['version']}" for f in debian.FLAVOURS] \
+        if pin else [f"linux-headers-{f}" for f in debian.FLAVOURS]
+    check(all(w in pkgs for w in want), f"{name}: the chroot installs every flavour's headers",
+          f"{pkgs}")
+
+# Each kernel finds its own flavour's tree among both, and the -common
+# tree of its ABI; a fake cache holds only the directories.
+with tempfile.TemporaryDirectory() as tmp:
+    os.environ["VFSFAST_CACHE"] = tmp
+    for name, facts in debian.KERNELS.items():
+        pin = facts.get("pin")
+        abi = pin["abi"] if pin else {"bullseye": "5.10.0-32", "trixie": "6.12.117+deb13",
+                                      "sid": "7.2.13+deb14"}.get(facts["release"], "9.9.9-1")
+        src = os.path.join(tmp, "chroots", facts["release"], "usr/src")
+        for tree in ("amd64", "cloud-amd64", "common"):
+            os.makedirs(os.path.join(src, f"linux-headers-{abi}-{tree}"))
+        for k in (kernels.get(name), kernels.get(f"{name}-cloud")):
+            check(k.kver == f"{abi}-{k.flavour}",
+                  f"{k}: its own flavour's headers of the two ({abi}-{k.flavour})", k.kver)
+            want = os.path.join(src, f"linux-headers-{abi}-common", "include/linux/fs.h")
+            got = k.source_header("include/linux/fs.h")
+            check(got == want, f"{k}: sources from the ABI's -common tree", got)
+RESULTS.finish()
