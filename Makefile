@@ -37,6 +37,12 @@
 #                      is given)
 # make style           checkpatch.pl on the module sources
 # make demo            boot a stock kernel with vfsfast and show an A/B result
+# make check-external LTP=<ltp checkout> FSTESTS=<fstests checkout>
+#                      LTP's syscall tests and fstests' vfstest, built static in
+#                      the release chroots, every knob off vs on in the lab
+#                      (KERNELS as for check); exit 2 naming the clone to run
+#                      when a checkout is missing.  Never part of check: CI
+#                      cannot fetch either suite
 # make real-programs   real programs (lscpu, ps, find, ...) of each release,
 #                      every optimization off vs on; tables into
 #                      Documentation/results.md (about 10 min per kernel)
@@ -138,6 +144,12 @@ demo:
 # Real programs of each release's userland, all optimizations off vs on,
 # one kernel at a time (about 10 minutes each); the tables go into
 # Documentation/results.md.
+# Not part of `check` nor of .ci/run: CI cannot fetch LTP or fstests.
+# EXTERNAL_ARGS: more options of vfsfast-lab external (--filesystems, --passes).
+check-external:
+	$(LAB) external --kernels "$(KERNELS)" $(if $(LTP),--ltp "$(LTP)") \
+		$(if $(FSTESTS),--fstests "$(FSTESTS)") $(EXTERNAL_ARGS)
+
 real-programs:
 	$(LAB) real --kernels "$(MEASURE_KERNELS)" --doc Documentation/results.md
 
@@ -149,4 +161,4 @@ deb:
 
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
 	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
-	real-programs
+	real-programs check-external

@@ -595,6 +595,10 @@ HOST_TESTS = [
      "at once with their gzips forced to overlap: neither fails, both get the same image"),
     ("ktap_diff_test.sh", "ktap-diff: two runs that differ only in values and notes are "
      "the same; changed results, names gone or added are shown"),
+    ("extresults_test.py", "vfsfast-lab external's comparison on synthetic guest output: a "
+     "result that changes with the knobs on is a difference, quoted; a failure the same "
+     "with them off is the kernel's, listed; a test missing from a pass is reported; "
+     "LTP's exit-status classes; the runtest lines kept are those built"),
     ("fleet_test.sh", "vfsfast status and metrics under dash and busybox sh on a stand-in "
      "sysfs: the table, the JSON against its schema, promtool-clean metrics with the tree's "
      "values and load time, a plain user naming the 0400 counters it cannot read, "

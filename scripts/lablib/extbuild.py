@@ -1,0 +1,174 @@
+"""LTP and fstests' vfstest built static in a release's chroot (issue 48).
+
+Neither suite is ever part of the project: the user names a checkout of
+each, and this module builds what the external run needs from it, in the
+build chroot of the kernel's release (the release's compiler and libc),
+static so that the busybox guests run it without libraries.  The source
+is the checkout's HEAD commit (`git archive`, so a dirty work tree never
+leaks into a result that names a commit), and the build is cached under
+$VFSFAST_CACHE/external/ keyed by suite, release and commit.
+
+The build dependencies go into the chroot with apt, as debian.py installs
+the module's, under the chroot's build lock (build.chroot_lock): other
+lab runs share the chroot.
+"""
+
+import os
+import shutil
+import subprocess
+
+from . import build, debian, util
+
+# The syscall test directories of LTP (testcases/kernel/syscalls/<dir>)
+# of every call a fast path touches: path lookup and permissions (access,
+# faccessat, stat and friends, getname's callers), links (readlink, the
+# *link*), fsnotify (inotify, fanotify, and the reads and writes it
+# hooks: pipe, dup, close), kernfs and proc through open and getdents.
+LTP_DIRS = [
+    "access", "chdir", "chmod", "chown", "chroot", "close", "creat", "dup", "dup2",
+    "dup3", "execve", "execveat", "faccessat", "faccessat2", "fanotify", "fchdir",
+    "fchmod", "fchmodat", "fchmodat2", "fchown", "fchownat", "fcntl", "flock", "fstat",
+    "fstatat", "getcwd", "getdents", "inotify", "link", "linkat", "lstat", "mkdir",
+    "mkdirat", "mknod", "mknodat", "open", "openat", "openat2", "pipe", "readlink",
+    "readlinkat", "rename", "renameat", "renameat2", "rmdir", "stat", "statx",
+    "symlink", "symlinkat", "truncate", "unlink", "unlinkat", "utime", "utimensat",
+    "utimes",
+]
+
+# What the builds need in the chroot.  Optional libraries (libcap, libacl,
+# liburing) turn tests on rather than off: without them LTP's configure
+# leaves tests TCONF and vfstest drops its io_uring and fscaps cases.
+# xfslibs-dev and uuid-dev: fstests' configure refuses to run without them.
+# e2fsprogs and acl: the release's mke2fs and setfacl/getfacl, which the
+# guests run (trixie's minbase chroot has no mke2fs).
+BUILD_PACKAGES = ["e2fsprogs", "acl", "autoconf", "automake", "libtool", "m4", "pkg-config", "make", "gcc",
+                  "libc6-dev", "libcap-dev", "libacl1-dev", "libattr1-dev", "liburing-dev",
+                  "xfslibs-dev", "uuid-dev"]
+DEPS_STAMP = ".vfsfast-external-deps"
+
+# Where a build happens inside the chroot (removed afterwards).
+WORK = "/var/tmp/vfsfast-external"
+
+
+def commit_of(checkout):
+    """The checkout's HEAD commit; util.die() when it is no git work tree."""
+    p = subprocess.run(["git", "-C", checkout, "rev-parse", "HEAD"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if p.returncode:
+        util.die(f"{checkout}: not a git checkout (git rev-parse HEAD failed)")
+    return p.stdout.strip()
+
+
+def deps(kernel):
+    """BUILD_PACKAGES in the kernel's chroot, once (a stamp lists them);
+    the caller holds build.chroot_lock(kernel)."""
+    root = kernel.chroot_dir
+    stamp = os.path.join(root, DEPS_STAMP)
+    if os.path.exists(stamp) and set(open(stamp).read().split()) >= set(BUILD_PACKAGES):
+        return
+    util.log(f"{kernel.release}: installing the external suites' build dependencies")
+    with debian.mounted(root):
+        debian.in_chroot(root, "apt-get update -q && apt-get install -y -q "
+                         + " ".join(BUILD_PACKAGES), quiet=True)
+    with open(stamp, "w") as f:
+        f.write("\n".join(BUILD_PACKAGES) + "\n")
+
+
+def _unpack(checkout, commit, dst):
+    """The checkout's tree at commit into dst (a fresh directory)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    util.run(["sh", "-ec", f"git -C '{checkout}' archive --format=tar {commit} | "
+              f"tar -C '{dst}' -xf -"])
+
+
+def _cached(name, kernel, commit):
+    return os.path.join(util.cache_dir(), "external", f"{name}-{kernel.release}-{commit[:12]}")
+
+
+# LTP: the library, then each directory, installed under /opt/ltp.  The
+# configure run is told -static so that its library probes link as the
+# tests will (a library without a static archive counts as missing).
+LTP_SCRIPT = """
+cd {src}
+make autotools >/dev/null
+./configure -q --prefix=/opt/ltp LDFLAGS=-static >/dev/null
+make -s -j{jobs} -C lib
+for d in {dirs}; do
+	make -s -j{jobs} -C testcases/kernel/syscalls/$d
+	make -s -C testcases/kernel/syscalls/$d install DESTDIR={dest}
+done
+mkdir -p {dest}/opt/ltp/runtest
+cp runtest/syscalls {dest}/opt/ltp/runtest/
+"""
+
+# vfstest: fstests' own configure (config.h says what the libc and
+# libraries offer), then the one program, linked by hand: libtool's link
+# line would be dynamic.
+VFSTEST_SCRIPT = """
+cd {src}
+make configure >/dev/null
+./configure -q >/dev/null
+cd src/vfs
+libs="-pthread"
+grep -q '^#define HAVE_SYS_CAPABILITY_H 1' ../../include/config.h && libs="$libs -lcap"
+grep -q '^#define HAVE_LIBURING 1' ../../include/config.h && libs="$libs -luring"
+gcc -O2 -static -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I../../include -I.. \\
+	-o {dest}/vfstest vfstest.c btrfs-idmapped-mounts.c idmapped-mounts.c utils.c \\
+	tmpfs-idmapped-mounts.c $libs
+"""
+
+
+def _build(name, kernel, checkout, script, **fmt):
+    """Build in the chroot; returns the cache directory holding the result."""
+    commit = commit_of(checkout)
+    out = _cached(name, kernel, commit)
+    if os.path.exists(os.path.join(out, ".ready")):
+        return out
+    kernel.ensure()
+    # The lock only for apt: a build of minutes would hold up the module's
+    # builds of every other lab run on the release.
+    with build.chroot_lock(kernel):
+        deps(kernel)
+    root = kernel.chroot_dir
+    rel = f"{WORK}/{name}.{os.getpid()}"
+    work = os.path.join(root, rel.lstrip("/"))
+    src, dest = os.path.join(work, "src"), os.path.join(work, "dest")
+    try:
+        _unpack(checkout, commit, src)
+        os.makedirs(dest, exist_ok=True)
+        util.log(f"{kernel.release}: building {name} {commit[:12]} static (minutes)")
+        text = script.format(src=f"{rel}/src", dest=f"{rel}/dest",
+                             jobs=os.cpu_count() or 1, **fmt)
+        with debian.mounted(root):
+            debian.in_chroot(root, text, quiet=True)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        shutil.move(dest, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(out, ".commit"), "w") as f:
+        f.write(commit + "\n")
+    open(os.path.join(out, ".ready"), "w").close()
+    return out
+
+
+def ltp(kernel, checkout, dirs=None):
+    """LTP's tests of dirs (LTP_DIRS) for the kernel's release: the cache
+    directory, whose opt/ltp/testcases/bin holds them and
+    opt/ltp/runtest/syscalls says how each is run."""
+    dirs = dirs or LTP_DIRS
+    missing = [d for d in dirs if not os.path.isdir(
+        os.path.join(checkout, "testcases/kernel/syscalls", d))]
+    if missing:
+        util.die(f"{checkout}: no testcases/kernel/syscalls/{{{','.join(missing)}}}: "
+                 "not an LTP checkout, or an old one")
+    return _build("ltp", kernel, checkout, LTP_SCRIPT, dirs=" ".join(dirs))
+
+
+def vfstest(kernel, checkout):
+    """fstests' vfstest for the kernel's release: the cache directory
+    holding it."""
+    if not os.path.isfile(os.path.join(checkout, "src/vfs/vfstest.c")):
+        util.die(f"{checkout}: no src/vfs/vfstest.c: not an fstests checkout, or an old one")
+    return _build("vfstest", kernel, checkout, VFSTEST_SCRIPT)

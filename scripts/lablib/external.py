@@ -1,0 +1,272 @@
+"""`vfsfast-lab external`: the suites kernel maintainers trust, LTP's syscall
+tests and fstests' vfstest, in the lab's guests with every knob off and
+then on (issue 48; Documentation/lab.md, "External validators").
+
+Per kernel, one guest with the kernel's default backend: the suites are
+built static in the release's chroot (extbuild.py), written into an ext4
+image the guest mounts read-only from its virtio disk (hundreds of static
+binaries would not fit an initramfs beside the tests' own filesystems),
+and tests/guest/external.sh runs them on each filesystem, each pass.  The
+host compares the passes test by test (extresults.py).
+
+The checkouts are the user's: nothing here fetches them, and CI, which
+cannot, never runs this.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from . import build, debian, extbuild, extresults, guest, util
+
+FILESYSTEMS = ["tmpfs", "ext4", "ext2", "ext3"]
+# vfstest's suites (--test-NAME) that the generic tests run (generic/633,
+# 644, 645, 656, 689, 696, 697) and tmpfs/001's; btrfs's needs btrfs.
+VFSTEST_SUITES = ["core", "fscaps-regression", "nested-userns", "setattr-fix-968219708108",
+                  "setxattr-fix-705191b03d50", "setgid-create-umask", "setgid-create-acl",
+                  "tmpfs"]
+# vfstest on these filesystems only: the suites ask for no device of
+# their own, and ext2/3 add nothing to its VFS cases that ext4 lacks.
+VFSTEST_FILESYSTEMS = ["tmpfs", "ext4"]
+
+HOW_TO_GET = {
+    "ltp": "git clone https://github.com/linux-test-project/ltp /root/src/ltp",
+    "fstests": "git clone https://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git /root/src/xfstests",
+}
+
+
+def need_checkouts(ltp, fstests):
+    """util.die()-like exit 2 naming the command to run, when neither
+    checkout is given or a given one is missing."""
+    problems = []
+    if not ltp and not fstests:
+        problems.append("no checkout named: give --ltp PATH and/or --fstests PATH "
+                        "(make check-external LTP=PATH FSTESTS=PATH)")
+    for name, path in (("ltp", ltp), ("fstests", fstests)):
+        if path and not os.path.isdir(path):
+            problems.append(f"{name} checkout {path} is missing; get one with: "
+                            f"{HOW_TO_GET[name]}")
+    if problems:
+        for p in problems:
+            util.log(f"error: {p}")
+        util.log("example: " + HOW_TO_GET["ltp"] + " && " + HOW_TO_GET["fstests"]
+                 + " && make check-external LTP=/root/src/ltp FSTESTS=/root/src/xfstests "
+                 "KERNELS=6.12")
+        raise SystemExit(2)
+
+
+def runtest_lines(runtest_text, binaries, match=None):
+    """The lines of LTP's runtest file whose program was built (binaries:
+    names in testcases/bin), and whose tag contains one of match, if
+    given: "TAG COMMAND ARGS..." each, comments and blanks left out."""
+    out = []
+    for line in runtest_text.splitlines():
+        f = line.split()
+        if not f or f[0].startswith("#") or len(f) < 2 or f[1] not in binaries:
+            continue
+        if match and not any(m in f[0] for m in match):
+            continue
+        out.append(" ".join(f))
+    return out
+
+
+def suites_image(ltp_dir, vfs_dir, ltp_match):
+    """An ext4 image of what the guest runs (ltp/testcases/bin stripped,
+    ltp/runtest, vfstest); (path, number of LTP tests).  The caller
+    removes it."""
+    stage = tempfile.mkdtemp(prefix="vfsfast-ext-stage-", dir=util.cache_dir())
+    try:
+        n = 0
+        if ltp_dir:
+            src = os.path.join(ltp_dir, "opt/ltp/testcases/bin")
+            dst = os.path.join(stage, "ltp/testcases/bin")
+            shutil.copytree(src, dst, symlinks=True)
+            subprocess.call(["sh", "-c", f"strip --strip-all '{dst}'/* 2>/dev/null"])
+            with open(os.path.join(ltp_dir, "opt/ltp/runtest/syscalls")) as f:
+                lines = runtest_lines(f.read(), set(os.listdir(src)), ltp_match)
+            with open(os.path.join(stage, "ltp/runtest"), "w") as f:
+                f.write("".join(l + "\n" for l in lines))
+            n = len(lines)
+        if vfs_dir:
+            shutil.copy2(os.path.join(vfs_dir, "vfstest"), os.path.join(stage, "vfstest"))
+        size_mb = int(util.run(["du", "-sm", stage], capture=True).split()[0]) * 5 // 4 + 32
+        fd, img = tempfile.mkstemp(prefix="vfsfast-ext-", suffix=".img", dir=util.cache_dir())
+        os.close(fd)
+        with open(img, "wb") as f:
+            f.truncate(size_mb << 20)
+        util.run(["mkfs.ext4", "-q", "-F", "-d", stage, "-E", "root_owner=0:0", img], quiet=True)
+        return img, n
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def guest_tools(kernel):
+    """{guest path: host path}: the release's mke2fs with its libraries and
+    configuration, setfacl and getfacl (vfstest's ACL cases run them),
+    glibc's NSS module for files, which the static tests' getpwnam()
+    loads (static glibc still dlopen()s it), and the kernel's
+    configuration where LTP's tst_kconfig looks (/boot/config-RELEASE)."""
+    files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs", "/usr/bin/setfacl",
+                                            "/usr/bin/getfacl"])
+    root = kernel.chroot_dir
+    for rel in ("etc/mke2fs.conf", "usr/lib/x86_64-linux-gnu/libnss_files.so.2"):
+        path = os.path.realpath(os.path.join(root, rel))
+        if os.path.isfile(path):
+            files["/" + rel.replace("usr/lib/", "lib/", 1)] = path
+    configs = glob.glob(os.path.join(kernel.kernel_dir, "boot/config-*")) + \
+        glob.glob(os.path.join(kernel.kernel_dir, "usr/lib/modules/*/config"))
+    if configs:
+        files[f"/boot/config-{kernel.kver}"] = configs[0]
+    return files
+
+
+def job_text(filesystems, passes, ltp, vfstest_suites, timeout):
+    return (f"EXT_SUITES=/mnt/ext4 EXT_FS='{' '.join(filesystems)}' "
+            f"EXT_PASSES='{' '.join(passes)}' EXT_LTP={1 if ltp else 0} "
+            f"EXT_VFSTEST='{' '.join(vfstest_suites)}' EXT_TIMEOUT={timeout}\n"
+            ". /lab/external.sh\n")
+
+
+def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, guest_timeout):
+    """One kernel's guest; returns (ok, summary dict)."""
+    t0 = time.monotonic()
+    kernel.ensure()
+    ko, log = build.dkms_install(kernel)
+    if not ko:
+        print(log[-3000:])
+        return False, {"kernel": str(kernel), "error": "module build failed"}
+    ltp_dir = extbuild.ltp(kernel, ltp) if ltp else None
+    vfs_dir = extbuild.vfstest(kernel, fstests) if fstests else None
+    with build.chroot_lock(kernel):
+        extbuild.deps(kernel)
+    built_s = time.monotonic() - t0
+    img, n = suites_image(ltp_dir, vfs_dir, ltp_match)
+    keep = os.path.join(kernel.log_dir, "external")
+    shutil.rmtree(keep, ignore_errors=True)
+    suites = VFSTEST_SUITES if vfs_dir else []
+    util.log(f"{kernel}: {n} LTP tests, {len(suites)} vfstest suites, on "
+             f"{' '.join(filesystems)}, knobs {' then '.join(passes)} (guest log: {keep})")
+    done = [0]
+
+    def progress(chunk):
+        for line in chunk.splitlines():
+            if line.startswith("EXT-RES"):
+                done[0] += 1
+                if done[0] % 100 == 0:
+                    util.log(f"{kernel}: {done[0]} results")
+            elif line.startswith("EXT-TIME"):
+                util.log(f"{kernel}: {line}")
+
+    try:
+        res = guest.run_job(kernel, job_text(filesystems, passes, ltp_dir, suites, timeout), ko,
+                            disk=guest.Disk(img, []), timeout=guest_timeout, keep_dir=keep,
+                            extra_files=guest_tools(kernel), on_output=progress,
+                            memory_mb=2048)
+    finally:
+        os.unlink(img)
+    run = extresults.parse(res.output)
+    rep = extresults.compare(run, passes[0], passes[-1]) if len(passes) > 1 else None
+    lines = extresults.format_report(rep, run, kernel) if rep else []
+    problems = []
+    if not res.completed or "EXT-DONE" not in res.output:
+        problems.append("the guest did not finish" + (" (timed out)" if res.timed_out else ""))
+    problems += [f"console: {l.strip()}" for l in res.bad_lines[:5]]
+    problems += [l for l in res.output.splitlines()
+                 if l.startswith(("EXT-KNOB-STUCK", "EXT-LOAD-FAILED"))]
+    if not run.results:
+        problems.append("no results")
+    # A filesystem that could not be made is the lab's failure, not the kernel's.
+    problems += [f"could not make {k[1]} with knobs {p}" for k, per in run.results.items()
+                 if k[0] == "mount" for p in per]
+    for l in lines:
+        print(l)
+    for p in problems:
+        print(f"[{kernel}] PROBLEM: {p}")
+    summary = {
+        "kernel": str(kernel), "kver": kernel.kver,
+        "vfsfast_commit": extbuild.commit_of(util.repo_dir()),
+        "ltp_commit": extbuild.commit_of(ltp) if ltp else None,
+        "fstests_commit": extbuild.commit_of(fstests) if fstests else None,
+        "filesystems": filesystems, "passes": passes, "ltp_tests": n,
+        "vfstest_suites": suites, "tests": rep.tests if rep else len(run.results),
+        "counts": {p: dict(c) for p, c in rep.counts.items()} if rep else {},
+        "differences": len(rep.differences) if rep else None,
+        "missing": len(rep.missing) if rep else None,
+        "kernel_failures": [f"{k[0]} {k[2]} on {k[1]}: {o}" for k, o in rep.kernel_failures]
+        if rep else [], "knobs": run.knobs,
+        "guest_s": round(res.seconds), "build_s": round(built_s),
+        "seconds": {" ".join(k): v for k, v in run.seconds.items()},
+        "console_clean": res.clean, "problems": problems,
+    }
+    os.makedirs(keep, exist_ok=True)
+    with open(os.path.join(keep, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+    with open(os.path.join(keep, "report.txt"), "w") as f:
+        f.write("".join(l + "\n" for l in lines + problems))
+    ok = not problems and (rep is None or rep.identical)
+    print(f"[{kernel}] {'ok' if ok else 'NOT OK'}: {summary['tests']} tests, guest "
+          f"{summary['guest_s']} s (build {summary['build_s']} s); {keep}/summary.json")
+    return ok, summary
+
+
+def summary_path(kernel):
+    return os.path.join(kernel.log_dir, "external", "summary.json")
+
+
+def doc_block(summary):
+    """A kernel's figures for lab.md, between its marks: one row per pass,
+    then the failures the kernel has with every knob off."""
+    b, e = util.marks("external", summary["kernel"])
+    passes = summary["passes"]
+    commits = ", ".join(f"{what} `{summary[key][:12]}`" for what, key in
+                        (("vfsfast", "vfsfast_commit"), ("LTP", "ltp_commit"),
+                         ("fstests", "fstests_commit")) if summary.get(key))
+    on = summary["knobs"].get(passes[-1], "").split()
+    out = [b, f"**{summary['kernel']}** ({summary['kver']}); {commits}; "
+           f"{summary['ltp_tests']} LTP programs and {len(summary.get('vfstest_suites', []))} "
+           f"vfstest suites on {', '.join(summary['filesystems'])}; "
+           f"{len(on)} knobs on in the `{passes[-1]}` pass ({', '.join(on) or 'none'}); "
+           f"guest {summary['guest_s'] / 60:.0f} min, build {summary['build_s']} s; "
+           f"console {'clean' if summary['console_clean'] else 'NOT clean'}.", "",
+           "| knobs | cases | " + " | ".join(extresults.CLASSES) + " | differences | missing |",
+           "|---|" + "---:|" * (len(extresults.CLASSES) + 3)]
+    for i, p in enumerate((passes[0], passes[-1])):
+        c = summary["counts"].get(p, {})
+        cmp = (f" {summary['differences']} | {summary['missing']} |" if i else " | |")
+        out.append(f"| {p} | {sum(c.values())} | "
+                   + " | ".join(str(c.get(k, 0)) for k in extresults.CLASSES) + " |" + cmp)
+    own = summary["kernel_failures"]
+    out += ["", "The kernel's own, the same with every knob off: "
+            + ("; ".join(f"`{f}`" for f in own) if own else "none") + ".", e]
+    return "\n".join(out)
+
+
+def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, timeout=600,
+         guest_timeout=4 * 3600, doc=None, from_logs=False):
+    """Run each kernel (or, @from_logs, read the summary its last run
+    left) and put each one's figures into @doc."""
+    if not from_logs:
+        need_checkouts(ltp, fstests)
+    filesystems = filesystems or FILESYSTEMS
+    passes = passes or ["off", "on"]
+    rc, blocks = 0, []
+    for k in kernels:
+        if from_logs:
+            if not os.path.exists(summary_path(k)):
+                util.die(f"{k}: no run to report ({summary_path(k)})")
+            with open(summary_path(k)) as f:
+                summary = json.load(f)
+            ok = not summary["problems"] and not summary["differences"] and not summary["missing"]
+        else:
+            ok, summary = run_kernel(k, ltp, fstests, filesystems, passes, ltp_match, timeout,
+                                     guest_timeout)
+        rc |= 0 if ok else 1
+        if doc and "counts" in summary:
+            blocks.append((str(k), doc_block(summary)))
+    if blocks:
+        util.update_doc(doc, "external", blocks)
+    return rc
