@@ -28,7 +28,10 @@
 #ifdef VFSFAST_HAVE_KFENCE
 #include <linux/kfence.h>
 #else
-#define is_kfence_address(p)	false
+static inline bool is_kfence_address(const void *p)
+{
+	return false;
+}
 #endif
 
 static int touched;
