@@ -91,7 +91,7 @@ _FST_FAIL = ("output mismatch", "[failed", "_check_", "[dumped core]", "no quali
 def _fst_detail(text):
     """A test's verdict words without what differs from run to run: the
     previous run's time ("12s ... "), this run's, and "(see FILE)"."""
-    text = re.sub(r"^\d+s \.\.\.\s*", "", text.strip())
+    text = re.sub(r"^(\d+s(\s+\.\.\.)?\s*)+", "", text.strip())
     text = re.sub(r"\s*\(see [^)]*\)", "", text)
     text = re.sub(r"(^|\s)\d+s$", "", text).strip()
     return text or "-"
