@@ -114,14 +114,8 @@ run_vfstest() { # PASS FS
 FR=/fstests
 FST_MB=${EXT_FST_MB:-1024}
 fstests_root() {
-	mkdir -p $FR && mount -t ext4 -o ro,loop $EXT_SUITES/fstests-root.img $FR || return 1
-	mount -t proc proc $FR/proc
-	mount -t sysfs sysfs $FR/sys
-	mount -t devtmpfs devtmpfs $FR/dev
-	mkdir -p $FR/dev/pts $FR/dev/shm
-	mount -t devpts devpts $FR/dev/pts
-	mount -t tmpfs tmpfs $FR/dev/shm
-	for d in run tmp var/tmp root mnt; do mount -t tmpfs tmpfs $FR/$d || return 1; done
+	mount_userland $FR $EXT_SUITES/fstests-root.img mnt || return 1
+	mkdir -p $FR/dev/shm && mount -t tmpfs tmpfs $FR/dev/shm
 }
 
 # run_fstests PASS FS: check with TEST_DEV and SCRATCH_DEV on two loop
