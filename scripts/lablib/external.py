@@ -45,7 +45,8 @@ VFSTEST_FILESYSTEMS = ["tmpfs", "ext4"]
 # (tests/generic/group.list), so its new tests join.
 FSTESTS_GROUPS = ["acl", "attr", "perms", "cap", "idmapped", "dir", "rename", "unlink"]
 # The quick tests of links, symlinks, renames, getcwd and stat that no
-# such group names, by name.
+# such group names, by name.  (No generic quick test is about fsnotify:
+# LTP's inotify and fanotify tests are.)
 FSTESTS_NAMED = {
     "generic/002": "a regular file's link count",
     "generic/023": "renameat2() without flags",
@@ -63,8 +64,6 @@ FSTESTS_NAMED = {
 }
 # fstests' own marks of tests nobody should run.
 FSTESTS_NEVER = {"dangerous", "broken", "deprecated"}
-# No fsnotify test is generic and quick: LTP's inotify and fanotify
-# tests are the fsnotify ones.
 FSTESTS_FILESYSTEMS = ["ext4"]
 SUITES = ["ltp", "vfstest", "fstests"]
 
@@ -153,7 +152,10 @@ def suites_image(ltp_dir, vfs_dir, ltp_match, fst_dir=None, fst_root=None):
         if fst_dir:
             shutil.copytree(os.path.join(fst_dir, "fstests"), os.path.join(stage, "fstests"),
                             symlinks=True)
-            os.link(fst_root, os.path.join(stage, "fstests-root.img"))
+            try:
+                os.link(fst_root, os.path.join(stage, "fstests-root.img"))
+            except OSError:  # the userland cache on another filesystem
+                shutil.copy2(fst_root, os.path.join(stage, "fstests-root.img"))
         size_mb = int(util.run(["du", "-sm", stage], capture=True).split()[0]) * 5 // 4 + 32
         fd, img = tempfile.mkstemp(prefix="vfsfast-ext-", suffix=".img", dir=util.cache_dir())
         os.close(fd)
