@@ -365,6 +365,8 @@ def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, t
     if set(suites) - set(SUITES):
         util.die(f"unknown suite {' '.join(sorted(set(suites) - set(SUITES)))}; "
                  f"choose from {' '.join(SUITES)}")
+    if not from_logs and not [s for s in suites if (ltp if s == "ltp" else fstests)]:
+        util.die(f"--suites {' '.join(suites)}: no checkout given for any of them")
     rc, blocks = 0, []
     for k in kernels:
         if from_logs:
