@@ -116,6 +116,8 @@ FST_MB=${EXT_FST_MB:-1024}
 fstests_root() {
 	mount_userland $FR $EXT_SUITES/fstests-root.img mnt || return 1
 	mkdir -p $FR/dev/shm && mount -t tmpfs tmpfs $FR/dev/shm
+	# The lock tests (generic/131) talk to themselves over TCP on localhost.
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 }
 
 # run_fstests PASS FS: check with TEST_DEV and SCRATCH_DEV on two loop
