@@ -39,7 +39,8 @@
 # make demo            boot a stock kernel with vfsfast and show an A/B result
 # make check-external LTP=<ltp checkout> FSTESTS=<fstests checkout>
 #                      LTP's syscall tests and fstests' vfstest, built static in
-#                      the release chroots, every knob off vs on in the lab
+#                      the release chroots, and fstests' generic tests (check,
+#                      in the release's userland), every knob off vs on in the lab
 #                      (KERNELS as for check); exit 2 naming the clone to run
 #                      when a checkout is missing.  Never part of check: CI
 #                      cannot fetch either suite
@@ -145,7 +146,8 @@ demo:
 # one kernel at a time (about 10 minutes each); the tables go into
 # Documentation/results.md.
 # Not part of `check` nor of .ci/run: CI cannot fetch LTP or fstests.
-# EXTERNAL_ARGS: more options of vfsfast-lab external (--filesystems, --passes).
+# EXTERNAL_ARGS: more options of vfsfast-lab external (--filesystems, --passes,
+# --suites).
 check-external:
 	$(LAB) external --kernels "$(KERNELS)" $(if $(LTP),--ltp "$(LTP)") \
 		$(if $(FSTESTS),--fstests "$(FSTESTS)") $(EXTERNAL_ARGS)

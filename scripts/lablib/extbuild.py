@@ -38,12 +38,14 @@ LTP_DIRS = [
 # What the builds need in the chroot.  Optional libraries (libcap, libacl,
 # liburing) turn tests on rather than off: without them LTP's configure
 # leaves tests TCONF and vfstest drops its io_uring and fscaps cases.
-# xfslibs-dev and uuid-dev: fstests' configure refuses to run without them.
+# xfslibs-dev and uuid-dev: fstests' configure refuses to run without them;
+# libtool-bin (the libtool program its make runs) and libaio-dev: the rest
+# of its tree (src/, the helpers its generic tests run).
 # e2fsprogs and acl: the release's mke2fs and setfacl/getfacl, which the
 # guests run (trixie's minbase chroot has no mke2fs).
 BUILD_PACKAGES = ["e2fsprogs", "acl", "autoconf", "automake", "libtool", "m4", "pkg-config", "make", "gcc",
                   "libc6-dev", "libcap-dev", "libacl1-dev", "libattr1-dev", "liburing-dev",
-                  "xfslibs-dev", "uuid-dev"]
+                  "xfslibs-dev", "uuid-dev", "libtool-bin", "libaio-dev"]
 DEPS_STAMP = ".vfsfast-external-deps"
 
 # Where a build happens inside the chroot (removed afterwards).
@@ -118,6 +120,26 @@ gcc -O2 -static -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I../../include -I.. \\
 	tmpfs-idmapped-mounts.c $libs
 """
 
+# fstests: the whole tree (check, common/, tests/, the helpers of src/),
+# built in place as kvm-xfstests uses it (its `make install` skips the
+# directories of src/ and ltp/ under a DESTDIR), linked dynamically as
+# fstests always is; the objects are left out.  .libpackages names the
+# release's packages that hold the libraries its programs load: the
+# userland image that runs it installs them (the names change between
+# releases: libaio1, libaio1t64).
+FSTESTS_SCRIPT = """
+cd {src}
+make configure >/dev/null
+./configure -q >/dev/null
+make -s -j{jobs} >/dev/null
+find . -name '*.o' -delete
+find . -type f -perm -u+x -exec ldd {{}} + 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\\// {{ print $3 }}' |
+	sort -u | while read -r lib; do
+		dpkg -S "*/${{lib##*/}}" 2>/dev/null | sed -n '1s/[:,].*//p'
+	done | sort -u >{dest}/.libpackages
+cd / && mv {src} {dest}/fstests
+"""
+
 
 def _build(name, kernel, checkout, script, **fmt):
     """Build in the chroot; returns the cache directory holding the result."""
@@ -137,7 +159,7 @@ def _build(name, kernel, checkout, script, **fmt):
     try:
         _unpack(checkout, commit, src)
         os.makedirs(dest, exist_ok=True)
-        util.log(f"{kernel.release}: building {name} {commit[:12]} static (minutes)")
+        util.log(f"{kernel.release}: building {name} {commit[:12]} (minutes)")
         text = script.format(src=f"{rel}/src", dest=f"{rel}/dest",
                              jobs=os.cpu_count() or 1, **fmt)
         with debian.mounted(root):
@@ -172,3 +194,12 @@ def vfstest(kernel, checkout):
     if not os.path.isfile(os.path.join(checkout, "src/vfs/vfstest.c")):
         util.die(f"{checkout}: no src/vfs/vfstest.c: not an fstests checkout, or an old one")
     return _build("vfstest", kernel, checkout, VFSTEST_SCRIPT)
+
+
+def fstests(kernel, checkout):
+    """fstests' tree for the kernel's release, built: the cache directory,
+    whose fstests/ holds check and the tests, and .libpackages the
+    packages of the libraries its programs need."""
+    if not os.path.isfile(os.path.join(checkout, "check")):
+        util.die(f"{checkout}: no check: not an fstests checkout")
+    return _build("fstests", kernel, checkout, FSTESTS_SCRIPT)

@@ -1,13 +1,17 @@
 """`vfsfast-lab external`: the suites kernel maintainers trust, LTP's syscall
-tests and fstests' vfstest, in the lab's guests with every knob off and
-then on (issue 48; Documentation/lab.md, "External validators").
+tests, fstests' vfstest and fstests' generic tests, in the lab's guests
+with every knob off and then on (issue 48; Documentation/lab.md,
+"External validators").
 
 Per kernel, one guest with the kernel's default backend: the suites are
 built static in the release's chroot (extbuild.py), written into an ext4
 image the guest mounts read-only from its virtio disk (hundreds of static
 binaries would not fit an initramfs beside the tests' own filesystems),
-and tests/guest/external.sh runs them on each filesystem, each pass.  The
-host compares the passes test by test (extresults.py).
+and tests/guest/external.sh runs them on each filesystem, each pass.
+fstests' check, which needs bash, xfs_io and the rest of a userland, runs
+chrooted into the release's own (userland.py's "fstests" image, carried
+on the same disk).  The host compares the passes test by test
+(extresults.py).
 
 The checkouts are the user's: nothing here fetches them, and CI, which
 cannot, never runs this.
@@ -21,7 +25,7 @@ import subprocess
 import tempfile
 import time
 
-from . import build, debian, extbuild, extresults, guest, util
+from . import build, debian, extbuild, extresults, guest, userland, util
 
 FILESYSTEMS = ["tmpfs", "ext4", "ext2", "ext3"]
 # vfstest's suites (--test-NAME) that the generic tests run (generic/633,
@@ -32,6 +36,36 @@ VFSTEST_SUITES = ["core", "fscaps-regression", "nested-userns", "setattr-fix-968
 # vfstest on these filesystems only: the suites ask for no device of
 # their own, and ext2/3 add nothing to its VFS cases that ext4 lacks.
 VFSTEST_FILESYSTEMS = ["tmpfs", "ext4"]
+
+# fstests' generic tests: those of the quick group (each under 30 s on a
+# real machine; under TCG ten to fifty times that) in a group of what the
+# fast paths answer: permissions and ACLs (acl, perms, cap, idmapped),
+# xattrs (attr: getxattr's lookups), directories and names (dir, rename),
+# O_TMPFILE (unlink).  Chosen by fstests' own group lists of the checkout
+# (tests/generic/group.list), so its new tests join.
+FSTESTS_GROUPS = ["acl", "attr", "perms", "cap", "idmapped", "dir", "rename", "unlink"]
+# The quick tests of links, symlinks, renames, getcwd and stat that no
+# such group names, by name.  (No generic quick test is about fsnotify:
+# LTP's inotify and fanotify tests are.)
+FSTESTS_NAMED = {
+    "generic/002": "a regular file's link count",
+    "generic/023": "renameat2() without flags",
+    "generic/024": "renameat2(RENAME_NOREPLACE)",
+    "generic/025": "renameat2(RENAME_EXCHANGE)",
+    "generic/028": "getcwd() racing renames (t_getcwd)",
+    "generic/035": "rename over an existing file",
+    "generic/078": "renameat2(RENAME_WHITEOUT)",
+    "generic/184": "mknod's nodes work",
+    "generic/236": "a link's ctime",
+    "generic/294": "EEXIST, not EROFS, creating an existing name on a read-only mount",
+    "generic/360": "a symlink to a very long path",
+    "generic/378": "permissions through hard links",
+    "generic/423": "statx()",
+}
+# fstests' own marks of tests nobody should run.
+FSTESTS_NEVER = {"dangerous", "broken", "deprecated"}
+FSTESTS_FILESYSTEMS = ["ext4"]
+SUITES = ["ltp", "vfstest", "fstests"]
 
 HOW_TO_GET = {
     "ltp": "git clone https://github.com/linux-test-project/ltp /root/src/ltp",
@@ -74,9 +108,31 @@ def runtest_lines(runtest_text, binaries, match=None):
     return out
 
 
-def suites_image(ltp_dir, vfs_dir, ltp_match):
+def generic_tests(group_list, match=None):
+    """The tests of FSTESTS_GROUPS and FSTESTS_NAMED in fstests' group
+    list (tests/generic/group.list: "NNN GROUP..." lines), quick and in no
+    group of FSTESTS_NEVER; with match, only those whose name contains
+    one of it.  Names as check takes them (generic/NNN)."""
+    out = []
+    for line in group_list.splitlines():
+        f = line.split("#", 1)[0].split()
+        if not f:
+            continue
+        name, groups = f"generic/{f[0]}", set(f[1:])
+        if "quick" not in groups or groups & FSTESTS_NEVER:
+            continue
+        if not (groups & set(FSTESTS_GROUPS) or name in FSTESTS_NAMED):
+            continue
+        if match and not any(m in name for m in match):
+            continue
+        out.append(name)
+    return out
+
+
+def suites_image(ltp_dir, vfs_dir, ltp_match, fst_dir=None, fst_root=None):
     """An ext4 image of what the guest runs (ltp/testcases/bin stripped,
-    ltp/runtest, vfstest); (path, number of LTP tests).  The caller
+    ltp/runtest, vfstest, fstests/ and the root filesystem image check
+    runs in, fstests-root.img); (path, number of LTP tests).  The caller
     removes it."""
     stage = tempfile.mkdtemp(prefix="vfsfast-ext-stage-", dir=util.cache_dir())
     try:
@@ -93,6 +149,13 @@ def suites_image(ltp_dir, vfs_dir, ltp_match):
             n = len(lines)
         if vfs_dir:
             shutil.copy2(os.path.join(vfs_dir, "vfstest"), os.path.join(stage, "vfstest"))
+        if fst_dir:
+            shutil.copytree(os.path.join(fst_dir, "fstests"), os.path.join(stage, "fstests"),
+                            symlinks=True)
+            try:
+                os.link(fst_root, os.path.join(stage, "fstests-root.img"))
+            except OSError:  # the userland cache on another filesystem
+                shutil.copy2(fst_root, os.path.join(stage, "fstests-root.img"))
         size_mb = int(util.run(["du", "-sm", stage], capture=True).split()[0]) * 5 // 4 + 32
         fd, img = tempfile.mkstemp(prefix="vfsfast-ext-", suffix=".img", dir=util.cache_dir())
         os.close(fd)
@@ -124,14 +187,45 @@ def guest_tools(kernel):
     return files
 
 
-def job_text(filesystems, passes, ltp, vfstest_suites, timeout):
+def job_text(filesystems, passes, ltp, vfstest_suites, timeout, fst_tests=(), fst_fs=()):
     return (f"EXT_SUITES=/mnt/ext4 EXT_FS='{' '.join(filesystems)}' "
             f"EXT_PASSES='{' '.join(passes)}' EXT_LTP={1 if ltp else 0} "
-            f"EXT_VFSTEST='{' '.join(vfstest_suites)}' EXT_TIMEOUT={timeout}\n"
+            f"EXT_VFSTEST='{' '.join(vfstest_suites)}' EXT_TIMEOUT={timeout} "
+            f"EXT_FSTESTS='{' '.join(fst_tests)}' EXT_FSTESTS_FS='{' '.join(fst_fs)}'\n"
             ". /lab/external.sh\n")
 
 
-def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, guest_timeout):
+def fstests_build(kernel, checkout, match):
+    """fstests built for the kernel's release, its userland image and the
+    generic tests chosen: (cache directory, image, tests)."""
+    fst_dir = extbuild.fstests(kernel, checkout)
+    with open(os.path.join(fst_dir, ".libpackages")) as f:
+        libs = f.read().split()
+    root = userland.of(kernel, "fstests", libs).ensure(kernel)
+    with open(os.path.join(fst_dir, "fstests/tests/generic/group.list")) as f:
+        tests = generic_tests(f.read(), match)
+    if not tests:
+        util.die(f"no fstests generic test chosen (--fstests-tests {' '.join(match or [])})")
+    return fst_dir, root, tests
+
+
+def fstests_missing(run, passes, filesystems, tests):
+    """A problem for each pass and filesystem where check gave fewer
+    results than tests asked for (check that never started is no
+    difference between passes when it failed in both)."""
+    out = []
+    for p in dict.fromkeys(passes):
+        for fs in filesystems:
+            got = sum(1 for k, per in run.results.items()
+                      if k[0] == "fstests" and k[1] == fs and p in per)
+            if got < len(tests):
+                out.append(f"fstests on {fs} with knobs {p}: {got} of {len(tests)} tests "
+                           "have a result")
+    return out
+
+
+def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, guest_timeout,
+               suites=SUITES, fstests_match=None):
     """One kernel's guest; returns (ok, summary dict)."""
     t0 = time.monotonic()
     kernel.ensure()
@@ -139,17 +233,23 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
     if not ko:
         print(log[-3000:])
         return False, {"kernel": str(kernel), "error": "module build failed"}
-    ltp_dir = extbuild.ltp(kernel, ltp) if ltp else None
-    vfs_dir = extbuild.vfstest(kernel, fstests) if fstests else None
+    ltp_dir = extbuild.ltp(kernel, ltp) if ltp and "ltp" in suites else None
+    vfs_dir = extbuild.vfstest(kernel, fstests) if fstests and "vfstest" in suites else None
+    fst_fs = [fs for fs in filesystems if fs in FSTESTS_FILESYSTEMS]
+    fst_dir = fst_root = None
+    fst_tests = []
+    if fstests and "fstests" in suites and fst_fs:
+        fst_dir, fst_root, fst_tests = fstests_build(kernel, fstests, fstests_match)
     with build.chroot_lock(kernel):
         extbuild.deps(kernel)
     built_s = time.monotonic() - t0
-    img, n = suites_image(ltp_dir, vfs_dir, ltp_match)
+    img, n = suites_image(ltp_dir, vfs_dir, ltp_match, fst_dir, fst_root)
     keep = os.path.join(kernel.log_dir, "external")
     shutil.rmtree(keep, ignore_errors=True)
-    suites = VFSTEST_SUITES if vfs_dir else []
-    util.log(f"{kernel}: {n} LTP tests, {len(suites)} vfstest suites, on "
-             f"{' '.join(filesystems)}, knobs {' then '.join(passes)} (guest log: {keep})")
+    vfs_suites = VFSTEST_SUITES if vfs_dir else []
+    util.log(f"{kernel}: {n} LTP tests, {len(vfs_suites)} vfstest suites, on "
+             f"{' '.join(filesystems)}; {len(fst_tests)} fstests generic tests on "
+             f"{' '.join(fst_fs) or 'none'}; knobs {' then '.join(passes)} (guest log: {keep})")
     done = [0]
 
     def progress(chunk):
@@ -160,12 +260,16 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
                     util.log(f"{kernel}: {done[0]} results")
             elif line.startswith("EXT-TIME"):
                 util.log(f"{kernel}: {line}")
+            elif line.startswith("EXT-FST ") and "/" in line.split(" ", 4)[3]:
+                util.log(f"{kernel}: fstests {line.split(' ', 3)[1]}: {line.split(' ', 3)[3]}")
 
     try:
-        res = guest.run_job(kernel, job_text(filesystems, passes, ltp_dir, suites, timeout), ko,
+        # fstests' two devices are files in the guest's memory too.
+        res = guest.run_job(kernel, job_text(filesystems, passes, ltp_dir, vfs_suites, timeout,
+                                             fst_tests, fst_fs), ko,
                             disk=guest.Disk(img, []), timeout=guest_timeout, keep_dir=keep,
                             extra_files=guest_tools(kernel), on_output=progress,
-                            memory_mb=2048)
+                            memory_mb=3072 if fst_tests else 2048)
     finally:
         os.unlink(img)
     run = extresults.parse(res.output)
@@ -179,6 +283,7 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
                  if l.startswith(("EXT-KNOB-STUCK", "EXT-LOAD-FAILED"))]
     if not run.results:
         problems.append("no results")
+    problems += fstests_missing(run, passes, fst_fs, fst_tests) if fst_tests else []
     # A filesystem that could not be made is the lab's failure, not the kernel's.
     problems += [f"could not make {k[1]} with knobs {p}" for k, per in run.results.items()
                  if k[0] == "mount" for p in per]
@@ -192,7 +297,8 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
         "ltp_commit": extbuild.commit_of(ltp) if ltp else None,
         "fstests_commit": extbuild.commit_of(fstests) if fstests else None,
         "filesystems": filesystems, "passes": passes, "ltp_tests": n,
-        "vfstest_suites": suites, "tests": rep.tests if rep else len(run.results),
+        "vfstest_suites": vfs_suites, "fstests_tests": fst_tests,
+        "fstests_filesystems": fst_fs if fst_tests else [], "tests": rep.tests if rep else len(run.results),
         "counts": {p: dict(c) for p, c in rep.counts.items()} if rep else {},
         "differences": len(rep.differences) if rep else None,
         "missing": len(rep.missing) if rep else None,
@@ -229,7 +335,9 @@ def doc_block(summary):
     out = [b, f"**{summary['kernel']}** ({summary['kver']}); {commits}; "
            f"{summary['ltp_tests']} LTP programs and {len(summary.get('vfstest_suites', []))} "
            f"vfstest suites on {', '.join(summary['filesystems'])}; "
-           f"{len(on)} knobs on in the `{passes[-1]}` pass ({', '.join(on) or 'none'}); "
+           + (f"{len(summary['fstests_tests'])} fstests generic tests on "
+              f"{', '.join(summary['fstests_filesystems'])}; " if summary.get("fstests_tests") else "")
+           + f"{len(on)} knobs on in the `{passes[-1]}` pass ({', '.join(on) or 'none'}); "
            f"guest {summary['guest_s'] / 60:.0f} min, build {summary['build_s']} s; "
            f"console {'clean' if summary['console_clean'] else 'NOT clean'}.", "",
            "| knobs | cases | " + " | ".join(extresults.CLASSES) + " | differences | missing |",
@@ -246,13 +354,19 @@ def doc_block(summary):
 
 
 def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, timeout=600,
-         guest_timeout=4 * 3600, doc=None, from_logs=False):
+         guest_timeout=4 * 3600, doc=None, from_logs=False, suites=None, fstests_match=None):
     """Run each kernel (or, @from_logs, read the summary its last run
     left) and put each one's figures into @doc."""
     if not from_logs:
         need_checkouts(ltp, fstests)
     filesystems = filesystems or FILESYSTEMS
     passes = passes or ["off", "on"]
+    suites = suites or SUITES
+    if set(suites) - set(SUITES):
+        util.die(f"unknown suite {' '.join(sorted(set(suites) - set(SUITES)))}; "
+                 f"choose from {' '.join(SUITES)}")
+    if not from_logs and not [s for s in suites if (ltp if s == "ltp" else fstests)]:
+        util.die(f"--suites {' '.join(suites)}: no checkout given for any of them")
     rc, blocks = 0, []
     for k in kernels:
         if from_logs:
@@ -263,7 +377,7 @@ def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, t
             ok = not summary["problems"] and not summary["differences"] and not summary["missing"]
         else:
             ok, summary = run_kernel(k, ltp, fstests, filesystems, passes, ltp_match, timeout,
-                                     guest_timeout)
+                                     guest_timeout, suites, fstests_match)
         rc |= 0 if ok else 1
         if doc and "counts" in summary:
             blocks.append((str(k), doc_block(summary)))

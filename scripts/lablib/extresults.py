@@ -14,10 +14,18 @@ what it reported: for LTP the sequence of its result lines' types (P
 TPASS, F TFAIL, B TBROK, C TCONF, W TWARN), for vfstest its first
 "failure:" line.  EXT-LOG lines of the same shape carry a failing test's
 messages; EXT-KNOBS PASS LIST what was on; EXT-TIME PASS FS SUITE SECONDS.
+
+fstests' check reports its tests itself, in its own words: the guest
+passes its output on as EXT-FST PASS FS LINE, and EXT-FST-END PASS FS RC
+when check has ended (RC 137: the guest's timeout stopped it).  Its
+tests become results of the suite "fstests" here (fstests_outcomes), with
+the exit status of LTP's bits for their class, so that one comparison
+serves all three suites.
 """
 
 import collections
 import dataclasses
+import re
 
 # LTP's exit status bits (include/tst_res_flags.h): what a test reported.
 TFAIL, TBROK, TWARN, TCONF = 1, 2, 4, 32
@@ -70,10 +78,95 @@ class Run:
     passes: list = dataclasses.field(default_factory=list)
 
 
+# An fstests verdict as an exit status of LTP's bits: what klass() makes of it.
+FSTESTS_RC = {"pass": 0, "notrun": TCONF, "fail": TFAIL, "broken": TBROK, "timeout": 137}
+# A line of check's that starts a test: its name (SECTION-less: one
+# configuration), then, on the same line, the verdict.
+_FST_TEST = re.compile(r"^([a-z0-9_-]+/\d{3,})(?:\s+(.*))?$")
+# check's words for a failure, wherever they are on the test's line.
+_FST_FAIL = ("output mismatch", "[failed", "_check_", "[dumped core]", "no qualified output",
+             "no such test")
+
+
+def _fst_detail(text):
+    """A test's verdict words without what differs from run to run: the
+    previous run's time ("12s ... "), this run's, and "(see FILE)"."""
+    text = re.sub(r"^(\d+s(\s+\.\.\.)?\s*)+", "", text.strip())
+    text = re.sub(r"\s*\(see [^)]*\)", "", text)
+    text = re.sub(r"(^|\s)\d+s$", "", text).strip()
+    return text or "-"
+
+
+def fstests_outcomes(lines, rc=None):
+    """{test: (Outcome, [message lines])} from check's output lines (rc:
+    check's exit status, None when it never ended).  The summary check
+    prints at its end (Ran:, Not run:, Failures:) decides each test's
+    class where there is one; without it (check stopped) each test's own
+    line does, and a test whose line has no verdict is the one that was
+    running: timeout when the guest's timeout stopped check, else broken.
+    A failure's detail is check's words for it (output mismatch, exit
+    status, an fsck or dmesg check), a notrun's its reason; the indented
+    lines after a test (check's diff of its output) are its messages."""
+    tests, order, cur = {}, [], None
+    summary = {}
+    for line in lines:
+        m = _FST_TEST.match(line)
+        if m and not line.startswith((" ", "\t")):
+            cur = m.group(1)
+            if cur not in tests:
+                order.append(cur)
+            tests[cur] = [m.group(2) or "", []]
+            continue
+        for key in ("Ran:", "Not run:", "Failures:"):
+            if line.startswith(key):
+                summary[key] = set(line[len(key):].split())
+                cur = None
+        if line.startswith("Passed all "):
+            summary.setdefault("Failures:", set())
+            cur = None
+        elif cur and line[:1] in (" ", "\t") and line.strip():
+            tests[cur][1].append(line.strip())
+    out = {}
+    for name in order:
+        text, logs = tests[name]
+        if "[not run]" in text:
+            verdict, detail = "notrun", text.split("[not run]", 1)[1].strip() or "-"
+        elif any(w in text for w in _FST_FAIL):
+            verdict, detail = "fail", _fst_detail(text)
+        elif re.search(r"(^|\s)\d+s$", text.strip()):
+            verdict, detail = "pass", "-"
+        else:
+            verdict = "timeout" if rc in TIMEOUT_RCS else "broken"
+            detail = "no verdict" + (f" (check's exit status {rc})" if rc is not None
+                                     else " (check never ended)")
+        if "Ran:" in summary and name in summary["Ran:"]:
+            if name in summary.get("Not run:", ()):
+                verdict = "notrun"
+            elif name in summary.get("Failures:", ()):
+                verdict = "fail"
+            elif "Failures:" in summary:
+                verdict, detail = "pass", "-"
+        out[name] = (Outcome(FSTESTS_RC[verdict], detail), logs)
+    return out
+
+
 def parse(output):
     """A Run from a guest's output (lines other than EXT-* are ignored)."""
     run = Run()
+    fst = collections.defaultdict(list)
+    fst_rc = {}
     for line in output.splitlines():
+        if line.startswith("EXT-FST "):
+            f = line.split(" ", 3)
+            if len(f) >= 3:
+                fst[(f[1], f[2])].append(f[3] if len(f) > 3 else "")
+            continue
+        if line.startswith("EXT-FST-END "):
+            f = line.split()
+            if len(f) == 4 and f[3].isdigit():
+                fst_rc[(f[1], f[2])] = int(f[3])
+            fst.setdefault((f[1], f[2]), [])
+            continue
         f = line.split(" ", 6)
         if f[0] == "EXT-RES" and len(f) >= 6:
             suite, pas, fs, test, rc = f[1:6]
@@ -93,6 +186,12 @@ def parse(output):
                 run.seconds[(f[1], f[2], f[3])] = int(f[4])
             except ValueError:
                 pass
+    for (pas, fs), lines in fst.items():
+        for test, (outcome, logs) in fstests_outcomes(lines, fst_rc.get((pas, fs))).items():
+            run.results[("fstests", fs, test)][pas] = outcome
+            run.logs[("fstests", pas, fs, test)] = logs
+        if pas not in run.passes:
+            run.passes.append(pas)
     return run
 
 

@@ -93,14 +93,8 @@ ENV = "PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/root SYSTEMD_IGNORE_CHR
 # own shell and coreutils.
 SETUP = f"""R={ROOT}
 ENV={shlex.quote(ENV)}
-mkdir -p $R
-mount -t ext4 -o ro,loop /lab/userland.img $R
-mount -t proc proc $R/proc
-mount -t sysfs sysfs $R/sys
+mount_userland $R /lab/userland.img || echo "real: userland: mount failed"
 mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || echo "real: no cgroup2"
-mount -t devtmpfs devtmpfs $R/dev
-mkdir -p $R/dev/pts && mount -t devpts devpts $R/dev/pts
-for d in run tmp var/tmp root; do mount -t tmpfs tmpfs $R/$d; done
 # The same address space layout every run: fewer instructions that
 # differ between runs of the same program (both arms alike).
 echo 0 >/proc/sys/kernel/randomize_va_space

@@ -19,6 +19,7 @@ hash of the package list and the exclusions: when either changes, the
 next run makes the image again.
 """
 
+import collections
 import contextlib
 import hashlib
 import os
@@ -36,10 +37,29 @@ PACKAGES = ["util-linux", "udev", "procps", "findutils", "coreutils", "systemd",
 # through its textfile collector, and systemd, whose systemd-analyze
 # checks the shipped units.
 FLEET_PACKAGES = ["prometheus-node-exporter", "systemd"]
-# Image flavour: its packages, the suffix of its file name, and whether it
+# A third for `vfsfast-lab external`: what fstests' check and its generic
+# tests run (kvm-xfstests' list, cut to the local filesystems and the
+# tests external.py chooses); the libraries of fstests' own programs are
+# added by the caller (extbuild.fstests names them per release).
+FSTESTS_PACKAGES = ["bash", "xfsprogs", "acl", "attr", "e2fsprogs", "gawk", "bc", "psmisc",
+                    "perl", "sed", "grep", "findutils", "procps", "util-linux", "mount",
+                    "coreutils", "diffutils", "libcap2-bin", "hostname", "kmod", "file",
+                    "uuid-runtime"]
+# The users fstests' tests switch to (_require_user, _require_user_exists),
+# made in the overlay: the guest's /etc is the image's, read-only.
+FSTESTS_SETUP = """
+for u in fsgqa fsgqa2 123456-fsgqa; do
+	id -u $u >/dev/null 2>&1 || useradd -M -U -d / -s /bin/bash $u
+done
+"""
+# Image flavour: its packages, the suffix of its file name, whether it
 # keeps the commands update-alternatives made (/usr/bin/awk -> mawk), which
-# dpkg does not list: the vfsfast command runs awk.
-FLAVOURS = {"real": (PACKAGES, "", False), "fleet": (FLEET_PACKAGES, "-fleet", True)}
+# dpkg does not list (the vfsfast command and fstests run awk), and shell
+# run in the overlay after the packages are installed.
+Flavour = collections.namedtuple("Flavour", "packages suffix alternatives setup",
+                                 defaults=("",))
+FLAVOURS = {"real": Flavour(PACKAGES, "", False), "fleet": Flavour(FLEET_PACKAGES, "-fleet", True),
+            "fstests": Flavour(FSTESTS_PACKAGES, "-fstests", True, FSTESTS_SETUP)}
 
 # The image holds these packages, what they depend on (apt-cache depends
 # --recurse, installed ones only: no recommends) and the release's
@@ -55,12 +75,13 @@ apt-cache depends --recurse --installed --no-recommends --no-suggests \\
 """
 
 # Directories the guest mounts over (proc, sysfs, devtmpfs, tmpfs).
-MOUNTPOINTS = ["proc", "sys", "dev", "run", "tmp", "var/tmp", "root"]
+MOUNTPOINTS = ["proc", "sys", "dev", "run", "tmp", "var/tmp", "root", "mnt"]
 
 
-def _stamp_text(packages, alternatives=False):
+def _stamp_text(packages, alternatives=False, setup=""):
     h = hashlib.sha256(("\n".join(packages) + "\0" + CLOSURE + "\0" + _files.__doc__
-                        + ("\0alternatives" if alternatives else "")).encode())
+                        + ("\0alternatives" if alternatives else "")
+                        + ("\0" + setup if setup else "")).encode())
     return h.hexdigest() + "\n"
 
 
@@ -145,12 +166,15 @@ def _files(root, listed):
 
 class Userland:
     """One release's root filesystem image (kernel.Kernel.release) of a
-    flavour of FLAVOURS: "real" for vfsfast-lab real, "fleet" for t_fleet."""
+    flavour of FLAVOURS: "real" for vfsfast-lab real, "fleet" for t_fleet,
+    "fstests" for vfsfast-lab external; extra: more packages."""
 
-    def __init__(self, release, flavour="real"):
+    def __init__(self, release, flavour="real", extra=()):
         self.release = release
-        self.packages, suffix, self.alternatives = FLAVOURS[flavour]
-        self.name = self.release + suffix
+        f = FLAVOURS[flavour]
+        self.packages = list(f.packages) + sorted(set(extra) - set(f.packages))
+        self.alternatives, self.setup = f.alternatives, f.setup
+        self.name = self.release + f.suffix
 
     @property
     def image(self):
@@ -159,6 +183,9 @@ class Userland:
     @property
     def _stamp(self):
         return self.image + ".stamp"
+
+    def _stamp_want(self):
+        return _stamp_text(self.packages, self.alternatives, self.setup)
 
     def versions(self):
         """{package: version} installed in the image (written beside it)."""
@@ -171,7 +198,7 @@ class Userland:
     def ensure(self, kernel):
         """Make the image (kernel: one of the release's kernels, whose
         chroot lock is held meanwhile); returns its path."""
-        if os.path.exists(self._stamp) and open(self._stamp).read() == _stamp_text(self.packages, self.alternatives) \
+        if os.path.exists(self._stamp) and open(self._stamp).read() == self._stamp_want() \
                 and os.path.exists(self.image):
             return self.image
         debian.ensure_chroot(self.release)
@@ -182,6 +209,8 @@ class Userland:
         with build.chroot_lock(kernel), _overlay(self.release, self.name) as root:
             debian.in_chroot(root, "apt-get update -q && apt-get install -y -q "
                              + " ".join(self.packages), quiet=True)
+            if self.setup:
+                debian.in_chroot(root, self.setup, quiet=True)
             versions = debian.in_chroot(
                 root, "dpkg-query -W -f='${Package} ${Version}\\n' " + " ".join(self.packages),
                 capture=True)
@@ -214,11 +243,11 @@ class Userland:
         with open(self.image + ".versions", "w") as f:
             f.write(versions)
         with open(self._stamp, "w") as f:
-            f.write(_stamp_text(self.packages, self.alternatives))
+            f.write(self._stamp_want())
         util.log(f"{self.release}: {self.image} ({size_mb} MB)")
         return self.image
 
 
-def of(kernel, flavour="real"):
+def of(kernel, flavour="real", extra=()):
     """The userland of a kernel's release."""
-    return Userland(kernel.release, flavour)
+    return Userland(kernel.release, flavour, extra)

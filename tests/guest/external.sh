@@ -10,7 +10,11 @@
 #   EXT_LTP     1 to run LTP (EXT_SUITES/ltp/runtest: "TAG COMMAND..." lines)
 #   EXT_VFSTEST the vfstest suites to run (--test-NAME), or empty
 #   EXT_TIMEOUT seconds one test may take before `timeout` stops it
-# Results: extresults.py's EXT-* lines, one per test and pass.
+#   EXT_FSTESTS fstests' tests to run with its check (EXT_SUITES/fstests,
+#               chrooted into EXT_SUITES/fstests-root.img), or empty
+#   EXT_FSTESTS_FS  the filesystems check runs them on
+# Results: extresults.py's EXT-* lines, one per test and pass; check's
+# own output, line by line, for fstests.
 
 B=$EXT_SUITES/ltp/testcases/bin
 # An ext image per filesystem, in memory: every block the test writes is
@@ -104,11 +108,61 @@ run_vfstest() { # PASS FS
 	done
 }
 
+# fstests' check runs in the release's userland (bash, xfs_io, the
+# release's mkfs and fsck), as real.py's programs do; its tree is copied
+# into a tmpfs, where check writes its results.
+FR=/fstests
+FST_MB=${EXT_FST_MB:-1024}
+fstests_root() {
+	mount_userland $FR $EXT_SUITES/fstests-root.img mnt || return 1
+	mkdir -p $FR/dev/shm && mount -t tmpfs tmpfs $FR/dev/shm
+	# The lock tests (generic/131) talk to themselves over TCP on localhost.
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+}
+
+# run_fstests PASS FS: check with TEST_DEV and SCRATCH_DEV on two loop
+# devices over files in memory, made afresh for each pass: no pass sees
+# what another left.  check's output goes out as EXT-FST lines.
+run_fstests() {
+	devs=
+	for d in test scratch; do
+		dd if=/dev/zero of=/tmp/fst-$d.img bs=1M count=0 seek=$FST_MB 2>/dev/null
+		l=$(losetup -f) && losetup "$l" /tmp/fst-$d.img && devs="$devs $l"
+	done
+	set -- "$1" "$2" $devs
+	mkdir -p $FR/mnt/test $FR/mnt/scratch
+	rm -rf $FR/root/fstests && cp -a $EXT_SUITES/fstests $FR/root/fstests
+	printf 'export %s\n' FSTYP=$2 TEST_DEV=$3 TEST_DIR=/mnt/test SCRATCH_DEV=$4 \
+		SCRATCH_MNT=/mnt/scratch >$FR/root/fstests/local.config
+	n=$(echo $EXT_FSTESTS | wc -w)
+	{
+		chroot $FR /usr/sbin/mkfs.$2 -q -F "$3" >/dev/null 2>&1 &&
+			timeout -s KILL $((EXT_TIMEOUT * n)) chroot $FR /usr/bin/env -i \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C TERM=dumb \
+			/bin/bash -c "cd /root/fstests && exec ./check $EXT_FSTESTS" </dev/null 2>&1
+		echo "EXT-FST-RC $?"
+	} | while IFS= read -r l; do
+		case $l in
+		EXT-FST-RC*) echo "EXT-FST-END $1 $2 ${l#EXT-FST-RC }" ;;
+		*) echo "EXT-FST $1 $2 $l" ;;
+		esac
+	done
+	umount $FR/mnt/test $FR/mnt/scratch 2>/dev/null
+	losetup -d "$3"
+	losetup -d "$4"
+	rm -f /tmp/fst-test.img /tmp/fst-scratch.img
+}
+
+if [ -n "$EXT_FSTESTS" ] && ! fstests_root; then
+	echo "EXT-RES mount off fstests-root fstests-root 1 -"
+	EXT_FSTESTS=
+fi
 load_vfsfast enable=none || echo "EXT-LOAD-FAILED"
 for pass in $EXT_PASSES; do
 	case $pass in off) v=0 ;; on) v=1 ;; *) continue ;; esac
 	echo "EXT-KNOBS $pass $(set_knobs 0 >/dev/null; [ $v = 1 ] && set_knobs 1)"
 	for fs in $EXT_FS; do
+		[ "$EXT_LTP" = 1 ] || [ -n "$EXT_VFSTEST" ] || break
 		if ! mount_fs $fs; then
 			echo "EXT-RES mount $pass $fs $fs 1 -"
 			continue
@@ -120,6 +174,12 @@ for pass in $EXT_PASSES; do
 		[ -n "$EXT_VFSTEST" ] && run_vfstest $pass $fs
 		echo "EXT-TIME $pass $fs vfstest $(($(date +%s) - t0))"
 		umount_fs $fs
+	done
+	for fs in $EXT_FSTESTS_FS; do
+		[ -n "$EXT_FSTESTS" ] || break
+		t0=$(date +%s)
+		run_fstests $pass $fs
+		echo "EXT-TIME $pass $fs fstests $(($(date +%s) - t0))"
 	done
 done
 set_knobs 0 >/dev/null

@@ -370,3 +370,18 @@ lp_remove() {
 	lp_gone ${1:-vfsfast_lp}
 	rmmod ${1:-vfsfast_lp}
 }
+
+# mount_userland ROOT IMAGE [DIR...]: a release's userland image
+# (scripts/lablib/userland.py) read-only at ROOT, with the kernel's
+# filesystems and a tmpfs on each directory its programs write (run, tmp,
+# var/tmp, root, and DIR...), for chroot ROOT: vfsfast-lab real's and
+# external's fstests.
+mount_userland() {
+	_r=$1 _img=$2
+	shift 2
+	mkdir -p $_r && mount -t ext4 -o ro,loop $_img $_r || return 1
+	mount -t proc proc $_r/proc && mount -t sysfs sysfs $_r/sys &&
+		mount -t devtmpfs devtmpfs $_r/dev || return 1
+	mkdir -p $_r/dev/pts && mount -t devpts devpts $_r/dev/pts
+	for _d in run tmp var/tmp root "$@"; do mount -t tmpfs tmpfs $_r/$_d || return 1; done
+}

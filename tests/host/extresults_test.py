@@ -8,7 +8,9 @@
 # no difference; a test missing from one pass is reported; the same
 # class with another sequence of results still differs; the exit-status
 # classes follow LTP's bits.  And the runtest filter of external.py
-# keeps only what was built.
+# keeps only what was built.  fstests' check output becomes the same
+# outcomes (pass, not run, failure, a test check was stopped in), and the
+# generic tests are chosen from fstests' group list.
 #
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
@@ -121,5 +123,112 @@ check(lines == ["access01 access01", "stat03 stat03", "openat201 openat201", "fc
       "runtest: only the lines whose program was built, comments and blanks left out", lines)
 check(external.runtest_lines(RUNTEST, {"access01", "stat03", "fcntl07"}, ["stat", "fcntl"]) ==
       ["stat03 stat03", "fcntl07 fcntl07 -i 2"], "runtest: --ltp-tests keeps matching tags")
+
+# fstests' check, as the guest passes it on: its header, a line per test
+# (the previous run's time and this one's on a pass; [not run] and the
+# reason; a failure's words, then its indented diff), its summary.
+FSTESTS = """\
+EXT-KNOBS off
+EXT-FST off ext4 FSTYP         -- ext4
+EXT-FST off ext4 PLATFORM      -- Linux/x86_64 (none) 6.12.117+deb13-amd64
+EXT-FST off ext4 
+EXT-FST off ext4 generic/002        4s
+EXT-FST off ext4 generic/023       [not run] renameat2 not supported in /mnt/test
+EXT-FST off ext4 generic/026 12s ...  11s
+EXT-FST off ext4 generic/087 3s ... - output mismatch (see /root/fstests/results//generic/087.out.bad)
+EXT-FST off ext4     --- tests/generic/087.out	2026-01-01 00:00:00
+EXT-FST off ext4     +++ /root/fstests/results//generic/087.out.bad	2026-11-28 23:40:00
+EXT-FST off ext4     @@ -1,3 +1,4 @@
+EXT-FST off ext4 generic/099        5s _check_dmesg: something found (see /root/fstests/results//generic/099.dmesg)
+EXT-FST off ext4 Ran: generic/002 generic/023 generic/026 generic/087 generic/099
+EXT-FST off ext4 Not run: generic/023
+EXT-FST off ext4 Failures: generic/087 generic/099
+EXT-FST off ext4 Failed 2 of 5 tests
+EXT-FST-END off ext4 1
+EXT-TIME off ext4 fstests 300
+EXT-KNOBS on readlink getname
+EXT-FST on ext4 generic/002 4s ...  5s
+EXT-FST on ext4 generic/023 1s ... [not run] renameat2 not supported in /mnt/test
+EXT-FST on ext4 generic/026 11s ... - output mismatch (see /root/fstests/results//generic/026.out.bad)
+EXT-FST on ext4     --- tests/generic/026.out
+EXT-FST on ext4     -user:fsgqa:rwx
+EXT-FST on ext4 generic/087 3s ...  3s
+EXT-FST on ext4 generic/099 5s ...  6s _check_dmesg: something found (see /root/fstests/results//generic/099.dmesg)
+EXT-FST on ext4 Ran: generic/002 generic/023 generic/026 generic/087 generic/099
+EXT-FST on ext4 Not run: generic/023
+EXT-FST on ext4 Failures: generic/026 generic/099
+EXT-FST on ext4 Failed 2 of 5 tests
+EXT-FST-END on ext4 1
+EXT-DONE
+"""
+frun = extresults.parse(FSTESTS)
+res = {k[2]: {p: str(o) for p, o in per.items()} for k, per in frun.results.items()}
+check(set(res) == {"generic/002", "generic/023", "generic/026", "generic/087", "generic/099"} and
+      all(k[:2] == ("fstests", "ext4") for k in frun.results),
+      "fstests: one result per test check ran, suite fstests, on its filesystem", res)
+check(res["generic/002"] == {"off": "pass (rc 0)", "on": "pass (rc 0)"},
+      "fstests: a test in Ran and neither Not run nor Failures passes, whatever its times", res)
+check(res["generic/023"]["off"] == "skip (rc 32, renameat2 not supported in /mnt/test)" and
+      res["generic/023"]["on"] == res["generic/023"]["off"],
+      "fstests: a test not run is a skip with check's reason, the same with another time", res)
+check(res["generic/087"]["off"] == "fail (rc 1, - output mismatch)",
+      "fstests: an output mismatch is a failure, its file name and times left out", res)
+check(res["generic/099"]["off"] == "fail (rc 1, _check_dmesg: something found)" and
+      res["generic/099"]["on"] == res["generic/099"]["off"],
+      "fstests: a dmesg check's failure after a pass is a failure, the same in both", res)
+check(frun.logs[("fstests", "on", "ext4", "generic/026")] ==
+      ["--- tests/generic/026.out", "-user:fsgqa:rwx"],
+      "fstests: a failing test's diff lines are its messages", frun.logs)
+frep = extresults.compare(frun)
+fdiffs = {k[2] for k, _, _ in frep.differences}
+check(fdiffs == {"generic/026", "generic/087"},
+      "fstests: a test that passes in one pass and fails in the other differs, either way", fdiffs)
+check([k[2] for k, _ in frep.kernel_failures] == ["generic/099"] and not frep.missing,
+      "fstests: a failure the same off and on is the kernel's", frep.kernel_failures)
+ftext = "\n".join(extresults.format_report(frep, frun, "6.12"))
+check("DIFFERS: fstests generic/026 on ext4: off pass (rc 0); on fail (rc 1, - output mismatch)"
+      in ftext and "on: -user:fsgqa:rwx" in ftext,
+      "fstests: the report names the difference and quotes check's diff", ftext)
+check(frep.counts["off"]["skip"] == 1 and frep.counts["on"]["fail"] == 2,
+      "fstests: the classes counted per pass", frep.counts)
+
+# check stopped by the guest's timeout: no summary; the tests before have
+# their own lines' verdicts, the running one is a timeout, the rest have
+# no result (missing from the pass).
+killed = extresults.parse(
+    "EXT-FST off ext4 generic/002        4s\n"
+    "EXT-FST off ext4 generic/023       [not run] no renameat2\n"
+    "EXT-FST off ext4 generic/026       - output mismatch (see /x/026.out.bad)\n"
+    "EXT-FST off ext4 generic/087       \n"
+    "EXT-FST-END off ext4 137\n")
+kres = {k[2]: str(per["off"]) for k, per in killed.results.items()}
+check(kres == {"generic/002": "pass (rc 0)", "generic/023": "skip (rc 32, no renameat2)",
+               "generic/026": "fail (rc 1, - output mismatch)",
+               "generic/087": "timeout (rc 137, no verdict (check's exit status 137))"},
+      "fstests: without a summary each line decides; the test check was in is a timeout", kres)
+never = extresults.parse("EXT-FST off ext4 generic/002\n")
+check(str(never.results[("fstests", "ext4", "generic/002")]["off"]) ==
+      "broken (rc 2, no verdict (check never ended))",
+      "fstests: a test with no verdict and no end of check is broken")
+check(not extresults.parse("EXT-FST off ext4 common/config: Error: $TEST_DEV is not a block "
+                           "device\nEXT-FST-END off ext4 1\n").results,
+      "fstests: check that ran no test gives no result (the run counts them)")
+
+GROUPS = """\
+# QA groups control file, automatically generated.
+001 rw dir udf auto quick
+002 metadata udf auto quick
+003 atime auto quick
+026 acl quick auto
+099 acl auto quick perms
+100 auto acl
+200 auto quick perms dangerous
+423 auto quick
+"""
+gt = external.generic_tests(GROUPS)
+check(gt == ["generic/001", "generic/002", "generic/026", "generic/099", "generic/423"],
+      "generic tests: quick ones of the chosen groups and the named, never dangerous ones", gt)
+check(external.generic_tests(GROUPS, ["026", "423"]) == ["generic/026", "generic/423"],
+      "generic tests: --fstests-tests keeps matching names")
 
 RESULTS.finish()
