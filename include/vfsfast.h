@@ -70,7 +70,9 @@ struct vfsfast_func {
 	struct ftrace_ops dops;		/* direct backends, where named by ops */
 	bool filtered;
 	bool dfiltered;
+	bool gfiltered;			/* in its optimization's observer ops */
 	bool attached;
+	bool grouped;			/* attached through that ops */
 };
 
 /*
@@ -293,6 +295,13 @@ extern const struct vfsfast_backend vfsfast_backend_jmp;
 extern const struct vfsfast_backend vfsfast_backend_direct;
 extern const struct vfsfast_backend vfsfast_backend_ftrace;
 
+/* backend_ftrace.c: the observers of an optimization on one ftrace_ops. */
+struct vfsfast_opt;
+void vfsfast_group_prepare(struct vfsfast_opt *opt);
+void vfsfast_group_release(struct vfsfast_opt *opt);
+int vfsfast_group_attach(struct vfsfast_opt *opt);
+int vfsfast_group_detach(struct vfsfast_opt *opt);
+
 /*
  * Per CPU, per optimization.  A task may enter on one CPU and leave on
  * another, so only sums over all CPUs mean anything: entered - left is the
@@ -395,6 +404,12 @@ struct vfsfast_opt {
 	/* Preferred backends the last successful enable could not use. */
 	char skipped[160];
 	const struct vfsfast_backend *backend;	/* in use while hooked */
+	/*
+	 * Its observers' one ftrace_ops (backend_ftrace.c), usable when
+	 * every observer's site is in its filter (observer_group).
+	 */
+	struct ftrace_ops observer_ops;
+	bool observer_group;
 	int last_error;
 	bool requested;		/* what was asked for: 1 written, enable= */
 	bool passthrough;	/* the knob; in effect while hooked */

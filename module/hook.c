@@ -219,6 +219,8 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 		}
 	}
 	ret = opt->setup ? opt->setup(opt) : 0;
+	if (!ret)
+		vfsfast_group_prepare(opt);
 	if (ret) {
 		/* A setup that knows why says so itself. */
 		if (READ_ONCE(opt->state) != VFSFAST_UNSUPPORTED)
@@ -233,6 +235,7 @@ void vfsfast_opt_release(struct vfsfast_opt *opt)
 	const struct vfsfast_backend **b;
 	struct vfsfast_func *func;
 
+	vfsfast_group_release(opt);
 	for (func = opt->funcs; func->old_name; func++)
 		for (b = vfsfast_backend_order; *b; b++)
 			(*b)->release(func);
@@ -288,23 +291,51 @@ module_param(fail_detach_times, int, 0644);
 MODULE_PARM_DESC(fail_detach_times,
 		 "test builds: how many more detaches of fail_detach fail (-1: all)");
 
-static int vfsfast_detach_one(const struct vfsfast_backend *b,
-			      struct vfsfast_func *func)
+static bool vfsfast_fi_detach_fails(struct vfsfast_func *func)
 {
-	if (sysfs_streq(func->old_name, fail_detach) && fail_detach_times) {
-		if (fail_detach_times > 0)
-			fail_detach_times--;
-		return -EIO;
-	}
-	return b->detach(func);
+	if (!sysfs_streq(func->old_name, fail_detach) || !fail_detach_times)
+		return false;
+	if (fail_detach_times > 0)
+		fail_detach_times--;
+	return true;
 }
 #else
+static bool vfsfast_fi_detach_fails(struct vfsfast_func *func)
+{
+	return false;
+}
+#endif
+
 static int vfsfast_detach_one(const struct vfsfast_backend *b,
 			      struct vfsfast_func *func)
 {
+	if (vfsfast_fi_detach_fails(func))
+		return -EIO;
 	return b->detach(func);
 }
-#endif
+
+/*
+ * Unregister @opt's observer group; on failure *@stuck names the observer
+ * the failure is reported for (in test builds, the one fail_detach names).
+ */
+static int vfsfast_detach_group(struct vfsfast_opt *opt,
+				struct vfsfast_func **stuck)
+{
+	struct vfsfast_func *func;
+
+	*stuck = NULL;
+	for (func = opt->funcs; func->old_name; func++) {
+		if (!func->grouped)
+			continue;
+		if (!*stuck)
+			*stuck = func;
+		if (vfsfast_fi_detach_fails(func)) {
+			*stuck = func;
+			return -EIO;
+		}
+	}
+	return vfsfast_group_detach(opt);
+}
 
 /*
  * Point @func's callers at its replacement (@on) or at the stock code, and
@@ -320,7 +351,9 @@ static int vfsfast_route(struct vfsfast_opt *opt, struct vfsfast_func *func,
 		return -EIO;
 	WRITE_ONCE(*func->redirect,
 		   (unsigned long)(on ? func->new_func : func->stock));
-	if (!func->attached || !opt->backend || !opt->backend->retarget)
+	/* The group's callback reads the word at every call. */
+	if (!func->attached || func->grouped || !opt->backend ||
+	    !opt->backend->retarget)
 		return 0;
 	return opt->backend->retarget(func);
 }
@@ -397,11 +430,13 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 			       const struct vfsfast_backend *b)
 {
 	struct vfsfast_func *func;
+	bool group = false;
 	int i, ret;
 
 	for (i = vfsfast_nfuncs(opt); i-- > 0;) {
 		func = &opt->funcs[i];
-		if (!func->attached)
+		group |= func->grouped;
+		if (!func->attached || func->grouped)
 			continue;
 		ret = vfsfast_detach_one(b, func);
 		if (ret) {
@@ -409,6 +444,18 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 			continue;
 		}
 		func->attached = false;
+	}
+	/* Observers come first in the table: the group goes last. */
+	if (!group)
+		return;
+	ret = vfsfast_detach_group(opt, &func);
+	if (ret) {
+		vfsfast_break(opt, func, ret);
+		return;
+	}
+	for (func = opt->funcs; func->old_name; func++) {
+		if (func->grouped)
+			func->attached = func->grouped = false;
 	}
 }
 
@@ -450,6 +497,23 @@ static int vfsfast_attach_all(struct vfsfast_opt *opt,
 	struct vfsfast_func *func;
 	int ret;
 
+	if ((which & VFSFAST_OBSERVERS) && opt->observer_group &&
+	    !vfsfast_group_attach(opt)) {
+		which &= ~VFSFAST_OBSERVERS;
+		for (func = opt->funcs; func->old_name; func++)
+			func->attached = func->grouped = func->gfiltered;
+		for (func = opt->funcs; func->old_name; func++) {
+			if (func->grouped && !vfsfast_site_live(func)) {
+				*failed = func->old_name;
+				vfsfast_detach_all(opt, b);
+				return -EBUSY;
+			}
+		}
+	}
+	/*
+	 * Without a group, or where it was refused (another IPMODIFY user of
+	 * one of its sites), one by one: the refusal then names the target.
+	 */
 	for (func = opt->funcs; func->old_name; func++) {
 		if (!(which & (func->observer ? VFSFAST_OBSERVERS :
 					      VFSFAST_REPLACEMENTS)))

@@ -29,8 +29,10 @@
  *   <opt>/functions         0444  the kernel functions the optimization takes over
  *   <opt>/backend           0444  line 1: jmp | direct | ftrace while enabled,
  *                                 else none
- *                                 line 2 (when better ones failed): skipped:
+ *                                 then (when better ones failed): skipped:
  *                                 <backend> <errno>, ...
+ *                                 then (observers on one ftrace_ops):
+ *                                 observers: ftrace, shared by <n>
  *   <opt>/stats/hits        0400  calls answered by the fast path
  *   <opt>/stats/fallbacks   0400  calls handed to the stock function
  *                                 (root only: they count every user's
@@ -184,12 +186,19 @@ static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
 	struct vfsfast_opt *opt = vfsfast_opt_of(kobj);
+	struct vfsfast_func *func;
+	int grouped = 0;
 	ssize_t len;
 
 	mutex_lock(&vfsfast_mutex);
 	len = sysfs_emit(buf, "%s\n", opt->backend ? opt->backend->name : "none");
 	if (opt->backend && opt->skipped[0])
 		len += sysfs_emit_at(buf, len, "skipped: %s\n", opt->skipped);
+	for (func = opt->funcs; func->old_name; func++)
+		grouped += func->grouped;
+	if (grouped)
+		len += sysfs_emit_at(buf, len, "observers: ftrace, shared by %d\n",
+				     grouped);
 	mutex_unlock(&vfsfast_mutex);
 	return len;
 }

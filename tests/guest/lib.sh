@@ -349,6 +349,30 @@ kf_do() {
 	echo "$2" >$KF/$1 && kf_wait parked && echo 1 >$KF/release && kf_wait "done 0"
 }
 
+# kf_names_seen TAG [CMD]: with kfrace loaded and /sys/kernel/TAGold made
+# (kf_do add), three rounds, each after CMD: a name missed (a negative
+# dentry) is seen once made, and a name found is gone once renamed and
+# its new name there, at once.  Prints what went wrong, else nothing.
+kf_names_seen() {
+	kn_bad=
+	for kn_r in 1 2 3; do
+		[ -z "$2" ] || $2 || kn_bad="$kn_bad $kn_r: $2 failed;"
+		for kn_c in 1 2; do
+			[ -e /sys/kernel/$1new$kn_r ] && kn_bad="$kn_bad $kn_r: $1new$kn_r there before ($kn_c);"
+		done
+		kf_do add $1new$kn_r || { kn_bad="$kn_bad $kn_r: add: $(cat $KF/state);"; continue; }
+		[ -e /sys/kernel/$1new$kn_r ] || kn_bad="$kn_bad $kn_r: $1new$kn_r missing after its creation;"
+		kn_old=$1old; [ $kn_r = 1 ] || kn_old=$1mv$((kn_r - 1))
+		for kn_c in 1 2 3; do
+			[ -e /sys/kernel/$kn_old/. ] || kn_bad="$kn_bad $kn_r: $kn_old missing before the rename ($kn_c);"
+		done
+		kf_do rename $kn_old:$1mv$kn_r || { kn_bad="$kn_bad $kn_r: rename: $(cat $KF/state);"; continue; }
+		[ -e /sys/kernel/$kn_old ] && kn_bad="$kn_bad $kn_r: $kn_old still there after its rename;"
+		[ -e /sys/kernel/$1mv$kn_r ] || kn_bad="$kn_bad $kn_r: $1mv$kn_r missing after the rename;"
+	done
+	echo "$kn_bad"
+}
+
 # Livepatches (t_livepatch, t_fault), such as vfsfast_lp.ko.
 # Wait (up to 3 minutes) until livepatch $1's sysfs directory is gone.
 lp_gone() {

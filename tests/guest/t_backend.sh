@@ -138,3 +138,60 @@ if [ -f /lab/vfsfast_holder.ko ]; then
 	t_check "the IPMODIFY user loads once vfsfast is gone" insmod /lab/vfsfast_holder.ko
 	rmmod vfsfast_holder 2>/dev/null
 fi
+
+# Where the ftrace backend may be used (backend=auto), the observers of
+# kernfs or kernfs_rcu share one ftrace ops, whatever carries the
+# replacements: one registration instead of one per observer.  Checked
+# against the kernel's own record of its sites (enabled_functions): every
+# observer site on one trampoline, vfsfast's group callback.  Every
+# observer must still see its calls (names made and renamed are seen at
+# once, between passthrough flips, which retarget jmp's replacements and
+# must leave the group alone); the disable lets go of every site.  An
+# IPMODIFY user of one observer (as a livepatch of kernfs_setattr) refuses
+# the group: the one-by-one attach then names it.  Once, with the first
+# backend's pass.
+KN=
+if first_backend && [ -f /lab/vfsfast_kfrace.ko ]; then
+	insmod /lab/vfsfast.ko enable=none
+	KN=$(kernfs_knob)
+fi
+flip_passthrough() {
+	echo 1 >$VF/$KN/passthrough && echo 0 >$VF/$KN/passthrough
+}
+if [ -n "$KN" ] && first_backend && [ -f /lab/vfsfast_kfrace.ko ]; then
+	insmod /lab/vfsfast_kfrace.ko
+	set_knob $KN 1
+	grp=$(sed -n 's/^observers: ftrace, shared by //p' $VF/$KN/backend)
+	ef=$(grep 'vfsfast_group_thunk' $T/enabled_functions)
+	t_eq "observer group: $KN's observers share one ftrace ops (backend file, enabled_functions: one trampoline, the group's callback)" \
+		"yes ${grp:-none} 1" \
+		"$([ "${grp:-0}" -ge 2 ] && echo yes) $(echo "$ef" | grep -c .) $(echo "$ef" | sed -n 's/.*tramp: \([^ ]*\).*/\1/p' | sort -u | grep -c .)" \
+		"$(head -n1 $VF/$KN/backend); $(echo "$ef" | cut -d' ' -f1 | tr '\n' ' ')"
+	bad=
+	kf_do add vfgrold || bad="setup: $(cat $KF/state);"
+	bad="$bad$(kf_names_seen vfgr flip_passthrough)"
+	t_eq "observer group: $KN: names made and renamed seen at once, 3 times, passthrough flipped between, fast path used" \
+		"|yes" "$bad|$([ "$(stat_of $KN hits)" -gt 0 ] && echo yes)"
+	set_knob $KN 0
+	t_eq "observer group: $KN off: no vfsfast site left, backend none" \
+		"0 none" "$(grep -c '\[vfsfast\]' $T/enabled_functions) $(cat $VF/$KN/backend)"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
+	if [ -f /lab/vfsfast_holder.ko ] && insmod /lab/vfsfast_holder.ko func=kernfs_setattr; then
+		t_eq "observer group: an IPMODIFY user of kernfs_setattr: $KN refused, naming it" \
+			"err EBUSY 0|conflict: kernfs_setattr: held by another ftrace user, or ftrace_enabled is 0|0" \
+			"$(wr $VF/$KN/enabled 31) $(knob $KN)|$(head -n1 $VF/$KN/status | sed 's/ (.*//')|$(grep -c '\[vfsfast\]' $T/enabled_functions)"
+		rmmod vfsfast_holder
+		set_knob $KN 1
+		t_eq "observer group: the user gone, $KN enables with its observers shared" \
+			"active ${grp:-none}" \
+			"$(head -n1 $VF/$KN/status) $(sed -n 's/^observers: ftrace, shared by //p' $VF/$KN/backend)"
+		set_knob $KN 0
+	else
+		t_fail "observer group: the holder takes kernfs_setattr" "vfsfast_holder.ko func=kernfs_setattr did not load"
+	fi
+	unload_vfsfast
+elif first_backend; then
+	note "observer group: no kernfs knob here, or vfsfast_kfrace.ko missing"
+	unload_vfsfast 2>/dev/null
+fi

@@ -75,22 +75,7 @@ else
 	t_eq "broken: $KN: enabled 1 and 0, passthrough 1 and 0 refused (EIO)" \
 		"err EIO|err EIO|err EIO|err EIO" \
 		"$(wr $VF/$KN/enabled 31)|$(wr $VF/$KN/enabled 30)|$(wr $VF/$KN/passthrough 31)|$(wr $VF/$KN/passthrough 30)"
-	bad=
-	for r in 1 2 3; do
-		# A miss first (a negative dentry), then the name made.
-		[ -e /sys/kernel/vfbrnew$r ] && bad="$bad $r: vfbrnew$r there before;"
-		[ -e /sys/kernel/vfbrnew$r ] && bad="$bad $r: vfbrnew$r there before (again);"
-		kf_do add vfbrnew$r || { bad="$bad $r: add: $(cat $KF/state);"; continue; }
-		[ -e /sys/kernel/vfbrnew$r ] || bad="$bad $r: vfbrnew$r missing after its creation;"
-		# A name found (and found again), then renamed.
-		old=vfbrold; [ $r = 1 ] || old=vfbrmv$((r - 1))
-		for c in 1 2 3; do
-			[ -e /sys/kernel/$old/. ] || bad="$bad $r: $old missing before the rename ($c);"
-		done
-		kf_do rename $old:vfbrmv$r || { bad="$bad $r: rename: $(cat $KF/state);"; continue; }
-		[ -e /sys/kernel/$old ] && bad="$bad $r: $old still there after its rename;"
-		[ -e /sys/kernel/vfbrmv$r ] || bad="$bad $r: vfbrmv$r missing after the rename;"
-	done
+	bad=$(kf_names_seen vfbr)
 	t_eq "broken: $KN: names made and renamed seen at once, 3 times" "" "$bad"
 	t_eq "broken: $KN: still broken, and no replacement ran since (no hit, no fallback)" \
 		"broken: kernfs_dop_revalidate: detach failed (-5)|$h0" \

@@ -103,6 +103,30 @@ for spec in "readlink vfs_readlink" ${KN:+"$KN kernfs_dop_revalidate"}; do
 	gone || rmmod vfsfast 2>/dev/null
 done
 
+# The same for an observer on the observers' shared ftrace ops (backend
+# auto lets the group be used): the group's detach fails 3 times, so every
+# observer stays hooked, routed to the stock code, and rmmod retries until
+# the ops lets go.  Before the group had a fault of its own, a failure
+# there was not seen at all.  Once, with the first backend's pass.
+if [ -n "$KN" ] && first_backend; then
+	insmod /lab/vfsfast-fi.ko enable=$KN
+	n=$(sed -n 's/^observers: ftrace, shared by //p' $VF/$KN/backend)
+	dmesg -c >/dev/null
+	echo kernfs_setattr >$P/fail_detach
+	echo 3 >$P/fail_detach_times
+	unload_vfsfast
+	rc=$?
+	g=0; gone && g=1
+	logged="$(dmesg | grep -c "vfsfast: $KN: broken: kernfs_setattr: detach failed (-5); unloading waits until it lets go") $(dmesg | grep -c "vfsfast: ${n:-none} target(s) still hooked (kernfs_[a-z_]*) after 0 ms") $(dmesg | grep -c 'vfsfast: every target unhooked after [0-9]* ms of retries')"
+	bad=
+	kfs stat 200 $DEEP >/dev/null || bad="$bad stat of $DEEP;"
+	[ -e /sys/kernel/vfsfast ] && bad="$bad /sys/kernel/vfsfast still there;"
+	t_eq "fault: $KN: the observers' shared ops failing to detach 3 times during rmmod: its ${n:-no} observers stay hooked until it lets go, then every site leads to the stock code" \
+		"yes|0 1|1 1 1|" "$([ "${n:-0}" -ge 2 ] && echo yes)|$rc $g|$logged|$bad" \
+		"$(dmesg | grep 'vfsfast: .*still hooked' | head -n 1)"
+	gone || rmmod vfsfast 2>/dev/null
+fi
+
 # A task the quiesce tracks (a kernfs_rename_ns() parked by kfrace, so
 # that the enable waits for it) exits while the quiesce is held between
 # its exit test and its look at the task (park_quiesce).  Its stack is

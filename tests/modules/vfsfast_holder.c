@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test only: another user of vfs_readlink()'s ftrace site, so the suite
- * can check how vfsfast behaves next to it.
+ * Test only: another user of vfs_readlink()'s ftrace site (or, with
+ * func=NAME in ipmodify mode, of NAME's), so the suite can check how
+ * vfsfast behaves next to it.
  *
  * mode=ipmodify (default): an IPMODIFY ftrace_ops that changes nothing,
  * the way a livepatch holds a function.
@@ -20,6 +21,10 @@
 static char *mode = "ipmodify";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "ipmodify or kprobe_post");
+
+static char *func = "vfs_readlink";
+module_param(func, charp, 0444);
+MODULE_PARM_DESC(func, "ipmodify: the function whose site is held");
 
 static unsigned long hits;
 module_param(hits, ulong, 0444);
@@ -64,12 +69,13 @@ static int __init holder_init(void)
 		return register_kprobe(&holder_kp);
 	if (strcmp(mode, "ipmodify"))
 		return -EINVAL;
-	ret = ftrace_set_filter_ip(&holder_ops, (unsigned long)vfs_readlink, 0, 0);
+	/* By name: a function vfsfast observes may be static. */
+	ret = ftrace_set_filter(&holder_ops, func, strlen(func), 1);
 	if (ret)
 		return ret;
 	ret = register_ftrace_function(&holder_ops);
 	if (ret)
-		ftrace_set_filter_ip(&holder_ops, (unsigned long)vfs_readlink, 1, 0);
+		ftrace_set_filter(&holder_ops, NULL, 0, 1);
 	return ret;
 }
 
@@ -80,7 +86,7 @@ static void __exit holder_exit(void)
 		return;
 	}
 	unregister_ftrace_function(&holder_ops);
-	ftrace_set_filter_ip(&holder_ops, (unsigned long)vfs_readlink, 1, 0);
+	ftrace_set_filter(&holder_ops, NULL, 0, 1);
 }
 
 module_init(holder_init);
