@@ -323,18 +323,32 @@ def summary_path(kernel):
     return os.path.join(kernel.log_dir, "external", "summary.json")
 
 
+def doc_key(summary):
+    """Where a run's figures go in lab.md: the kernel's marks, or, for a
+    run of some suites only (--suites), marks naming them too, so that
+    one suite's run never overwrites another's figures.  The suites run
+    are those that counted something."""
+    suites = [s for s, key in (("ltp", "ltp_tests"), ("vfstest", "vfstest_suites"),
+                               ("fstests", "fstests_tests")) if summary.get(key)]
+    if set(suites) == set(SUITES):
+        return summary["kernel"]
+    return f"{summary['kernel']} --suites {','.join(suites)}"
+
+
 def doc_block(summary):
-    """A kernel's figures for lab.md, between its marks: one row per pass,
-    then the failures the kernel has with every knob off."""
-    b, e = util.marks("external", summary["kernel"])
+    """A kernel's figures for lab.md, between its marks (doc_key()): one
+    row per pass, then the failures the kernel has with every knob off."""
+    b, e = util.marks("external", doc_key(summary))
     passes = summary["passes"]
     commits = ", ".join(f"{what} `{summary[key][:12]}`" for what, key in
                         (("vfsfast", "vfsfast_commit"), ("LTP", "ltp_commit"),
                          ("fstests", "fstests_commit")) if summary.get(key))
     on = summary["knobs"].get(passes[-1], "").split()
+    ran = [f"{summary['ltp_tests']} LTP programs"] if summary.get("ltp_tests") else []
+    ran += ([f"{len(summary['vfstest_suites'])} vfstest suites"]
+            if summary.get("vfstest_suites") else [])
     out = [b, f"**{summary['kernel']}** ({summary['kver']}); {commits}; "
-           f"{summary['ltp_tests']} LTP programs and {len(summary.get('vfstest_suites', []))} "
-           f"vfstest suites on {', '.join(summary['filesystems'])}; "
+           + (f"{' and '.join(ran)} on {', '.join(summary['filesystems'])}; " if ran else "")
            + (f"{len(summary['fstests_tests'])} fstests generic tests on "
               f"{', '.join(summary['fstests_filesystems'])}; " if summary.get("fstests_tests") else "")
            + f"{len(on)} knobs on in the `{passes[-1]}` pass ({', '.join(on) or 'none'}); "
@@ -380,7 +394,7 @@ def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, t
                                      guest_timeout, suites, fstests_match)
         rc |= 0 if ok else 1
         if doc and "counts" in summary:
-            blocks.append((str(k), doc_block(summary)))
+            blocks.append((doc_key(summary), doc_block(summary)))
     if blocks:
         util.update_doc(doc, "external", blocks)
     return rc

@@ -231,4 +231,22 @@ check(gt == ["generic/001", "generic/002", "generic/026", "generic/099", "generi
 check(external.generic_tests(GROUPS, ["026", "423"]) == ["generic/026", "generic/423"],
       "generic tests: --fstests-tests keeps matching names")
 
+# lab.md's marks: a run of every suite under the kernel's own marks, a run
+# of some suites under marks naming them, so that an fstests run alone
+# never overwrites the LTP figures of the same kernel.
+SUM = {"kernel": "6.12", "kver": "6.12.0", "passes": ["off", "on"], "knobs": {"on": "a b"},
+       "ltp_tests": 3, "vfstest_suites": ["base"], "fstests_tests": ["generic/001"],
+       "fstests_filesystems": ["ext4"], "filesystems": ["tmpfs"], "guest_s": 60, "build_s": 1,
+       "console_clean": True, "counts": {"off": {"pass": 1}, "on": {"pass": 1}},
+       "differences": 0, "missing": 0, "kernel_failures": []}
+keys = [external.doc_key(SUM),
+        external.doc_key(dict(SUM, fstests_tests=[])),
+        external.doc_key(dict(SUM, ltp_tests=0, vfstest_suites=[]))]
+check(keys == ["6.12", "6.12 --suites ltp,vfstest", "6.12 --suites fstests"],
+      "lab.md: each set of suites run has its own marks", keys)
+blk = external.doc_block(dict(SUM, ltp_tests=0, vfstest_suites=[]))
+check(blk.startswith("<!-- vfsfast-lab external --kernels 6.12 --suites fstests: begin -->")
+      and blk.endswith("<!-- vfsfast-lab external --kernels 6.12 --suites fstests: end -->"),
+      "lab.md: an fstests run's block is between its own marks", blk.splitlines()[0])
+
 RESULTS.finish()
