@@ -500,8 +500,10 @@ static int vfsfast_attach_all(struct vfsfast_opt *opt,
 	if ((which & VFSFAST_OBSERVERS) && opt->observer_group &&
 	    !vfsfast_group_attach(opt)) {
 		which &= ~VFSFAST_OBSERVERS;
-		for (func = opt->funcs; func->old_name; func++)
-			func->attached = func->grouped = func->gfiltered;
+		for (func = opt->funcs; func->old_name; func++) {
+			if (func->gfiltered)
+				func->attached = func->grouped = true;
+		}
 		for (func = opt->funcs; func->old_name; func++) {
 			if (func->grouped && !vfsfast_site_live(func)) {
 				*failed = func->old_name;
