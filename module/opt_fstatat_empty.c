@@ -84,6 +84,28 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_FSTATAT_EMPTY_TARGETS);
 /* An answer the replacement cannot give: the call goes to stock. */
 #define VFSFAST_TO_STOCK	1
 
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: fi_stat_gid_from_uid=1 makes the fast path's copy
+ * fill st_gid from the owner's uid, a copy-and-paste slip in one field
+ * that is right wherever a file's uid and gid are equal, for the test
+ * that the differential (and LTP's fchown05) sees a file where they are
+ * not.
+ */
+static bool fi_stat_gid_from_uid;
+module_param(fi_stat_gid_from_uid, bool, 0644);
+MODULE_PARM_DESC(fi_stat_gid_from_uid, "test builds: st_gid from the uid (the bug)");
+
+static gid_t vfsfast_stat_gid(const struct kstat *stat)
+{
+	if (READ_ONCE(fi_stat_gid_from_uid))
+		return from_kuid_munged(current_user_ns(), stat->uid);
+	return from_kgid_munged(current_user_ns(), stat->gid);
+}
+#else
+#define vfsfast_stat_gid(stat)	from_kgid_munged(current_user_ns(), (stat)->gid)
+#endif
+
 /*
  * cp_new_stat() of fs/stat.c, the same in 5.10 and 6.1, with page faults
  * disabled in the copy: VFSFAST_TO_STOCK where it would fault.
@@ -108,7 +130,7 @@ static int vfsfast_cp_new_stat(struct kstat *stat, struct stat __user *statbuf)
 	if (tmp.st_nlink != stat->nlink)
 		return -EOVERFLOW;
 	SET_UID(tmp.st_uid, from_kuid_munged(current_user_ns(), stat->uid));
-	SET_GID(tmp.st_gid, from_kgid_munged(current_user_ns(), stat->gid));
+	SET_GID(tmp.st_gid, vfsfast_stat_gid(stat));
 	tmp.st_rdev = new_encode_dev(stat->rdev);
 	tmp.st_size = stat->size;
 	tmp.st_atime = stat->atime.tv_sec;

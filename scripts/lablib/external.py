@@ -20,6 +20,7 @@ cannot, never runs this.
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -187,11 +188,13 @@ def guest_tools(kernel):
     return files
 
 
-def job_text(filesystems, passes, ltp, vfstest_suites, timeout, fst_tests=(), fst_fs=()):
+def job_text(filesystems, passes, ltp, vfstest_suites, timeout, fst_tests=(), fst_fs=(),
+             module_args=()):
     return (f"EXT_SUITES=/mnt/ext4 EXT_FS='{' '.join(filesystems)}' "
             f"EXT_PASSES='{' '.join(passes)}' EXT_LTP={1 if ltp else 0} "
             f"EXT_VFSTEST='{' '.join(vfstest_suites)}' EXT_TIMEOUT={timeout} "
-            f"EXT_FSTESTS='{' '.join(fst_tests)}' EXT_FSTESTS_FS='{' '.join(fst_fs)}'\n"
+            f"EXT_FSTESTS='{' '.join(fst_tests)}' EXT_FSTESTS_FS='{' '.join(fst_fs)}' "
+            f"EXT_MODULE_ARGS='{' '.join(module_args)}'\n"
             ". /lab/external.sh\n")
 
 
@@ -224,12 +227,36 @@ def fstests_missing(run, passes, filesystems, tests):
     return out
 
 
+def check_fault(fault):
+    """The module parameters of --fault: NAME=VALUE each, NAME one of the
+    fault-injection build's fi_* switches."""
+    for arg in fault:
+        if not re.fullmatch(r"fi_\w+=[\w-]+", arg):
+            util.die(f"--fault {arg}: not NAME=VALUE with NAME a fault-injection "
+                     "switch (fi_...), e.g. fi_stat_gid_from_uid=1")
+
+
+def fault_module(kernel):
+    """The fault-injection build (vfsfast-fi.ko) for the kernel: its path,
+    or None with the build's log printed."""
+    ok, log = build.make_w1(kernel)
+    if not ok:
+        print(log[-3000:])
+        return None
+    return build.test_modules(kernel)["/lab/vfsfast-fi.ko"]
+
+
 def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, guest_timeout,
-               suites=SUITES, fstests_match=None):
-    """One kernel's guest; returns (ok, summary dict)."""
+               suites=SUITES, fstests_match=None, fault=()):
+    """One kernel's guest; returns (ok, summary dict).  With @fault (module
+    parameters), the module loaded is the fault-injection build with them,
+    and the run's logs go to external-fault, apart from the real runs'."""
     t0 = time.monotonic()
     kernel.ensure()
     ko, log = build.dkms_install(kernel)
+    if ko and fault:
+        ko = fault_module(kernel)
+        log = ""
     if not ko:
         print(log[-3000:])
         return False, {"kernel": str(kernel), "error": "module build failed"}
@@ -244,12 +271,14 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
         extbuild.deps(kernel)
     built_s = time.monotonic() - t0
     img, n = suites_image(ltp_dir, vfs_dir, ltp_match, fst_dir, fst_root)
-    keep = os.path.join(kernel.log_dir, "external")
+    keep = os.path.join(kernel.log_dir, "external-fault" if fault else "external")
     shutil.rmtree(keep, ignore_errors=True)
     vfs_suites = VFSTEST_SUITES if vfs_dir else []
     util.log(f"{kernel}: {n} LTP tests, {len(vfs_suites)} vfstest suites, on "
              f"{' '.join(filesystems)}; {len(fst_tests)} fstests generic tests on "
-             f"{' '.join(fst_fs) or 'none'}; knobs {' then '.join(passes)} (guest log: {keep})")
+             f"{' '.join(fst_fs) or 'none'}; knobs {' then '.join(passes)}"
+             + (f"; the fault-injection build with {' '.join(fault)}" if fault else "")
+             + f" (guest log: {keep})")
     done = [0]
 
     def progress(chunk):
@@ -266,7 +295,7 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
     try:
         # fstests' two devices are files in the guest's memory too.
         res = guest.run_job(kernel, job_text(filesystems, passes, ltp_dir, vfs_suites, timeout,
-                                             fst_tests, fst_fs), ko,
+                                             fst_tests, fst_fs, fault), ko,
                             disk=guest.Disk(img, []), timeout=guest_timeout, keep_dir=keep,
                             extra_files=guest_tools(kernel), on_output=progress,
                             memory_mb=3072 if fst_tests else 2048)
@@ -306,7 +335,7 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
         if rep else [], "knobs": run.knobs,
         "guest_s": round(res.seconds), "build_s": round(built_s),
         "seconds": {" ".join(k): v for k, v in run.seconds.items()},
-        "console_clean": res.clean, "problems": problems,
+        "console_clean": res.clean, "problems": problems, "fault": list(fault),
     }
     os.makedirs(keep, exist_ok=True)
     with open(os.path.join(keep, "summary.json"), "w") as f:
@@ -368,9 +397,19 @@ def doc_block(summary):
 
 
 def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, timeout=600,
-         guest_timeout=4 * 3600, doc=None, from_logs=False, suites=None, fstests_match=None):
+         guest_timeout=4 * 3600, doc=None, from_logs=False, suites=None, fstests_match=None,
+         fault=None):
     """Run each kernel (or, @from_logs, read the summary its last run
-    left) and put each one's figures into @doc."""
+    left) and put each one's figures into @doc.  @fault: module
+    parameters of the fault-injection build, which is then loaded instead
+    of the module (a check that the suites see the fault: its figures
+    are no kernel's, and go into no document)."""
+    fault = fault or []
+    if fault:
+        check_fault(fault)
+        if doc or from_logs:
+            util.die("--fault: a fault-injection run's figures go into no document "
+                     "(no --doc, no --from-logs)")
     if not from_logs:
         need_checkouts(ltp, fstests)
     filesystems = filesystems or FILESYSTEMS
@@ -391,7 +430,7 @@ def main(kernels, ltp, fstests, filesystems=None, passes=None, ltp_match=None, t
             ok = not summary["problems"] and not summary["differences"] and not summary["missing"]
         else:
             ok, summary = run_kernel(k, ltp, fstests, filesystems, passes, ltp_match, timeout,
-                                     guest_timeout, suites, fstests_match)
+                                     guest_timeout, suites, fstests_match, fault)
         rc |= 0 if ok else 1
         if doc and "counts" in summary:
             blocks.append((doc_key(summary), doc_block(summary)))

@@ -13,6 +13,8 @@
 #   EXT_FSTESTS fstests' tests to run with its check (EXT_SUITES/fstests,
 #               chrooted into EXT_SUITES/fstests-root.img), or empty
 #   EXT_FSTESTS_FS  the filesystems check runs them on
+#   EXT_MODULE_ARGS module parameters (the fault-injection build's
+#               switches, with `vfsfast-lab external --fault`), or empty
 # Results: extresults.py's EXT-* lines, one per test and pass; check's
 # own output, line by line, for fstests.
 
@@ -157,7 +159,7 @@ if [ -n "$EXT_FSTESTS" ] && ! fstests_root; then
 	echo "EXT-RES mount off fstests-root fstests-root 1 -"
 	EXT_FSTESTS=
 fi
-load_vfsfast enable=none || echo "EXT-LOAD-FAILED"
+load_vfsfast enable=none $EXT_MODULE_ARGS || echo "EXT-LOAD-FAILED"
 for pass in $EXT_PASSES; do
 	case $pass in off) v=0 ;; on) v=1 ;; *) continue ;; esac
 	echo "EXT-KNOBS $pass $(set_knobs 0 >/dev/null; [ $v = 1 ] && set_knobs 1)"
