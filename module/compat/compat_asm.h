@@ -10,8 +10,10 @@
 
 #include <linux/linkage.h>
 #include <linux/objtool.h>
+#ifdef CONFIG_X86
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
+#endif
 
 #include "vfsfast_probes.h"
 
