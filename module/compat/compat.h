@@ -138,9 +138,10 @@ static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
 #elif defined(VFSFAST_HAVE_FTRACE_INSTRUCTION_POINTER_SET)
 	ftrace_instruction_pointer_set(fregs, ip);
 #elif defined(VFSFAST_HAVE_FTRACE_REGS)
-	ftrace_get_regs(fregs)->ip = ip;
+	/* The full pt_regs frame (FTRACE_OPS_FL_SAVE_REGS): x86 ip, arm64 pc. */
+	instruction_pointer_set(ftrace_get_regs(fregs), ip);
 #else
-	fregs->ip = ip;
+	instruction_pointer_set(fregs, ip);
 #endif
 }
 
