@@ -36,6 +36,9 @@
 #                      real-programs: the four stock kernels unless KERNELS
 #                      is given)
 # make style           checkpatch.pl on the module sources
+# make build-arm64     cross-build the module for Debian's arm64 6.12 in the
+#                      lab's trixie chroot, with W=1 (warnings fail it), and
+#                      show which backends its modinfo says are available
 # make demo            boot a stock kernel with vfsfast and show an A/B result
 # make check-external LTP=<ltp checkout> FSTESTS=<fstests checkout>
 #                      LTP's syscall tests and fstests' vfstest, built static in
@@ -158,9 +161,12 @@ real-programs:
 style:
 	$(LAB) style
 
+build-arm64:
+	$(LAB) build --kernels 6.12-arm64
+
 deb:
 	$(LAB) deb
 
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
 	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
-	real-programs check-external
+	real-programs check-external build-arm64

@@ -187,6 +187,16 @@ void vfsfast_opt_want(const struct vfsfast_opt *opt)
 	}
 }
 
+static bool vfsfast_has_observers(struct vfsfast_opt *opt)
+{
+	struct vfsfast_func *func;
+
+	for (func = opt->funcs; func->old_name; func++)
+		if (func->observer)
+			return true;
+	return false;
+}
+
 /*
  * Resolve every target and its ftrace site, and every function called
  * through a stub, so that a kernel where a function is missing or not
@@ -201,6 +211,16 @@ int vfsfast_opt_prepare(struct vfsfast_opt *opt)
 
 	if (opt->lacks) {
 		vfsfast_unsupported(opt, "%s", opt->lacks);
+		return -ENOENT;
+	}
+	/*
+	 * The replacements of an optimization with observers trust what the
+	 * observers recorded only once quiesce.c has seen every task out of
+	 * their stock code; where the architecture cannot walk stacks
+	 * soundly yet, the optimization stays off.
+	 */
+	if (VFSFAST_ARCH_NO_QUIESCE && vfsfast_has_observers(opt)) {
+		vfsfast_unsupported(opt, "%s", VFSFAST_ARCH_NO_QUIESCE);
 		return -ENOENT;
 	}
 	for (func = opt->calls; func->old_name; func++) {
@@ -379,16 +399,6 @@ static int vfsfast_route_all(struct vfsfast_opt *opt, bool observers, bool on)
 	return 0;
 }
 
-static bool vfsfast_has_observers(struct vfsfast_opt *opt)
-{
-	struct vfsfast_func *func;
-
-	for (func = opt->funcs; func->old_name; func++)
-		if (func->observer)
-			return true;
-	return false;
-}
-
 /* Set, under vfsfast_mutex, once the module's text is about to go. */
 static bool vfsfast_exiting;
 
@@ -463,23 +473,12 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
  * Whether @func's ftrace site now calls or jumps somewhere.  A registration
  * can succeed and change no text: with sysctl kernel.ftrace_enabled=0,
  * ftrace accepts new users but leaves every site a NOP.  status must not
- * say active then.  An int3 there is another patcher's text_poke_bp() in
- * progress (it puts back a whole instruction within microseconds): look
- * again rather than fail.
+ * say active then.  What a live site looks like is the architecture's
+ * (module/arch/<arch>/site.c).
  */
 static bool vfsfast_site_live(struct vfsfast_func *func)
 {
-	int tries = 100;
-	u8 op;
-
-	do {
-		if (copy_from_kernel_nofault(&op, (void *)func->site, 1))
-			return false;
-		if (op != 0xcc)
-			break;
-		usleep_range(100, 200);
-	} while (--tries);
-	return op == 0xe8 || op == 0xe9;	/* call, jmp rel32 */
+	return vfsfast_arch_site_live(func->site);
 }
 
 /* Which of an optimization's targets vfsfast_attach_all() attaches. */

@@ -252,7 +252,7 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 	long ret;
 
 	vfsfast_enter(close_sync);
-	ret = vfsfast_close_own((unsigned int)regs->di);
+	ret = vfsfast_close_own((unsigned int)vfsfast_sc_arg(regs, 0));
 	if (ret == VFSFAST_CLOSE_TO_STOCK)
 		return vfsfast_close_stock(regs);
 	return ret;

@@ -172,21 +172,22 @@ static vfsfast_noipa long vfsfast_newfstatat_fd(const struct pt_regs *regs,
 		error = vfs_getattr(&file->f_path, &stat, STATX_BASIC_STATS,
 				    query);
 	if (!error)
-		error = vfsfast_cp_new_stat(&stat,
-					    (struct stat __user *)regs->dx);
+		error = vfsfast_cp_new_stat(&stat, (struct stat __user *)
+					    vfsfast_sc_arg(regs, 2));
 	return error;
 }
 
 static long vfsfast_sys_newfstatat(const struct pt_regs *regs)
 {
-	int dfd = (int)regs->di;
+	int dfd = (int)vfsfast_sc_arg(regs, 0);
 	struct fd f;
 	long error;
 
 	vfsfast_enter(fstatat_empty);
-	if ((int)regs->r10 != AT_EMPTY_PATH || dfd < 0 ||
+	if ((int)vfsfast_sc_arg(regs, 3) != AT_EMPTY_PATH || dfd < 0 ||
 	    !audit_dummy_context() ||
-	    !vfsfast_empty_user_name((const char __user *)regs->si))
+	    !vfsfast_empty_user_name((const char __user *)
+				     vfsfast_sc_arg(regs, 1)))
 		return vfsfast_newfstatat_stock(regs);
 	f = vfsfast_fdget_raw(dfd);
 	if (unlikely(!f.file) ||

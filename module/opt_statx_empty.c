@@ -164,8 +164,8 @@ static vfsfast_noipa long vfsfast_statx_fd(const struct pt_regs *regs,
 					   struct file *file)
 {
 	const struct path *path = &file->f_path;
-	unsigned int flags = (unsigned int)regs->dx;
-	u32 mask = (u32)regs->r10;
+	unsigned int flags = (unsigned int)vfsfast_sc_arg(regs, 2);
+	u32 mask = (u32)vfsfast_sc_arg(regs, 3);
 	struct kstat stat;
 	int error;
 
@@ -178,15 +178,16 @@ static vfsfast_noipa long vfsfast_statx_fd(const struct pt_regs *regs,
 		stat.attributes |= STATX_ATTR_MOUNT_ROOT;
 	stat.attributes_mask |= STATX_ATTR_MOUNT_ROOT;
 	if (!error)
-		error = vfsfast_cp_statx(&stat, (struct statx __user *)regs->r8);
+		error = vfsfast_cp_statx(&stat, (struct statx __user *)
+					 vfsfast_sc_arg(regs, 4));
 	return error;
 }
 
 static long vfsfast_sys_statx(const struct pt_regs *regs)
 {
-	int dfd = (int)regs->di;
-	unsigned int flags = (unsigned int)regs->dx;
-	u32 mask = (u32)regs->r10;
+	int dfd = (int)vfsfast_sc_arg(regs, 0);
+	unsigned int flags = (unsigned int)vfsfast_sc_arg(regs, 2);
+	u32 mask = (u32)vfsfast_sc_arg(regs, 3);
 	struct fd f;
 	long error;
 
@@ -194,7 +195,8 @@ static long vfsfast_sys_statx(const struct pt_regs *regs)
 	if (!(flags & AT_EMPTY_PATH) ||
 	    (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)) ||
 	    (mask & STATX__RESERVED) || dfd < 0 || !audit_dummy_context() ||
-	    !vfsfast_empty_user_name((const char __user *)regs->si))
+	    !vfsfast_empty_user_name((const char __user *)
+				     vfsfast_sc_arg(regs, 1)))
 		return vfsfast_statx_stock(regs);
 	f = vfsfast_fdget_raw(dfd);
 	if (unlikely(!f.file) || unlikely(vfsfast_statx_stock_file(f.file, mask))) {

@@ -29,7 +29,8 @@
  *    put_task_stack(), which is not exported; an IBT kernel seals such a
  *    function against indirect calls, see symbols.c.)
  *  - sleeping ones cannot wake while we hold pi_lock, which
- *    try_to_wake_up() takes first, so the ORC unwinder walks them when
+ *    try_to_wake_up() takes first, so the unwinder (the architecture's,
+ *    module/arch/<arch>/arch_unwind.h; ORC on x86) walks them when
  *    their stack holds a word in a target's text;
  *  - runnable ones that are not running could start at any moment, so
  *    they are not unwound but scanned: every word of their live stack,
@@ -53,9 +54,8 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <asm/unwind.h>
-
 #include "vfsfast.h"
+#include "arch_unwind.h"
 
 /* How long an enable waits for unobserved calls before it gives up. */
 #define VFSFAST_QUIESCE_MS	10000
@@ -125,12 +125,12 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 				       const char **why)
 {
 	struct vfsfast_func *inside = NULL;
-	struct unwind_state state;
+	struct vfsfast_unwind state;
 	unsigned long addr;
 
-	for (unwind_start(&state, t, NULL, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
+	for (vfsfast_unwind_start(&state, t); !vfsfast_unwind_done(&state);
+	     vfsfast_unwind_next(&state)) {
+		addr = vfsfast_unwind_ret(&state);
 		if (!addr)
 			break;
 		/* A target's frame is harmless if our observer called it. */
@@ -144,7 +144,7 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 		*why = "in a target's frame";
 		return VFSFAST_INSIDE;
 	}
-	if (!unwind_error(&state))
+	if (!vfsfast_unwind_failed(&state))
 		return VFSFAST_OUT;
 	*why = "unwind error";
 	return VFSFAST_UNKNOWN;
@@ -160,7 +160,7 @@ static enum vfsfast_scanned vfsfast_scan(struct vfsfast_quiesce *q,
 					 struct task_struct *t)
 {
 	unsigned long base = (unsigned long)task_stack_page(t);
-	unsigned long sp = READ_ONCE(t->thread.sp);
+	unsigned long sp = vfsfast_task_sp(t);
 	unsigned long word;
 
 	q->cur_why = "stack pointer out of its stack";
@@ -171,7 +171,7 @@ static enum vfsfast_scanned vfsfast_scan(struct vfsfast_quiesce *q,
 		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
 			return VFSFAST_UNREADABLE;
 		q->cur_why = "a word of its stack in a target";
-		if (vfsfast_observed_at(q->opt, word))
+		if (vfsfast_observed_at(q->opt, vfsfast_stack_word(word)))
 			return VFSFAST_SUSPECT;
 	}
 	q->cur_why = "no word of its stack in a target";

@@ -247,10 +247,10 @@ static inline void vfsfast_want_pass(void)
 #endif
 
 /*
- * A kprobe at a function's start lands on its ftrace site when it has one,
- * and then says so: KPROBE_FLAG_FTRACE is set only when ftrace has a
- * record at exactly that address.  That is the kernel's own answer to
- * where the site is, with or without an ENDBR before it.  The probe is
+ * A kprobe at a function's start, registered disabled, finds it, and the
+ * architecture tells from it where the function's ftrace site is
+ * (module/arch/<arch>/site.c: on x86 the kprobe lands on the site and
+ * says so, on arm64 the site is read from the text).  The probe is
  * placed by @name, or at @exported, the address the linker resolved, where
  * the kernel exports it, or where the load's one kallsyms pass found it:
  * kernels without the sorted name index (5.10) find a name by a linear
@@ -285,8 +285,7 @@ static unsigned long vfsfast_kprobe_lookup(const char *name,
 			vfsfast_kp_keep(kp, kept);
 	}
 	addr = (unsigned long)kp->addr;
-	if (kp->flags & KPROBE_FLAG_FTRACE)
-		*site = addr;
+	*site = vfsfast_arch_ftrace_site(kp);
 	if (kp != vfsfast_kp_find(name))
 		unregister_kprobe(kp);
 	return vfsfast_symbol_start(name, addr, size);

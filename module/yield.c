@@ -66,6 +66,7 @@ static void vfsfast_lp_track(const char *name, bool live)
  * /sys/kernel/livepatch/<patch>/vmlinux/<func>,<sympos> directory exists.
  * Every vfsfast target is in vmlinux; sympos is 0 (unique) or 1 there.
  */
+#ifdef CONFIG_LIVEPATCH
 static bool vfsfast_lp_patches(const char *patch, const char *func)
 {
 	struct kernfs_node *dir, *kn;
@@ -100,6 +101,16 @@ static bool vfsfast_lp_patches(const char *patch, const char *func)
 	kernfs_put(kn);
 	return found;
 }
+#else
+/*
+ * A kernel without livepatch (Debian's arm64 6.12) has no struct klp_patch
+ * and no /sys/kernel/livepatch: nothing can patch @func.
+ */
+static bool vfsfast_lp_patches(const char *patch, const char *func)
+{
+	return false;
+}
+#endif
 
 #ifdef VFSFAST_FAULT_INJECT
 /*

@@ -33,27 +33,12 @@
 /* ---- architecture ------------------------------------------------------ */
 
 /*
- * The registers a kernel function's arguments arrive in, by position, in
- * a probe's pt_regs: regs_get_kernel_argument() only reads them, and the
- * check of a split part's shape (split.c) writes them too.
+ * What differs between architectures, module/arch/<arch>/arch.h: the
+ * argument registers of a function and of a system call
+ * (vfsfast_arg_reg(), vfsfast_sc_arg()), and whether quiesce.c can walk
+ * stacks there (VFSFAST_ARCH_NO_QUIESCE).
  */
-#if defined(CONFIG_X86_64)
-#define VFSFAST_ARG_REGS	6
-static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int n)
-{
-	unsigned long *const regs_of[VFSFAST_ARG_REGS] = {
-		&regs->di, &regs->si, &regs->dx, &regs->cx, &regs->r8, &regs->r9,
-	};
-
-	return regs_of[n];
-}
-#elif defined(CONFIG_ARM64)
-#define VFSFAST_ARG_REGS	8
-static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int n)
-{
-	return (unsigned long *)&regs->regs[n];
-}
-#endif
+#include "arch.h"
 
 /* ---- symbols ------------------------------------------------------------ */
 
@@ -138,9 +123,10 @@ static __always_inline void vfsfast_set_ip(struct vfsfast_fregs *fregs,
 #elif defined(VFSFAST_HAVE_FTRACE_INSTRUCTION_POINTER_SET)
 	ftrace_instruction_pointer_set(fregs, ip);
 #elif defined(VFSFAST_HAVE_FTRACE_REGS)
-	ftrace_get_regs(fregs)->ip = ip;
+	/* The full pt_regs frame (FTRACE_OPS_FL_SAVE_REGS): x86 ip, arm64 pc. */
+	instruction_pointer_set(ftrace_get_regs(fregs), ip);
 #else
-	fregs->ip = ip;
+	instruction_pointer_set(fregs, ip);
 #endif
 }
 

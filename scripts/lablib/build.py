@@ -172,6 +172,31 @@ def make_w1(kernel, extra=""):
     return p.returncode == 0, p.stdout
 
 
+@_exclusive
+def make_cross(kernel):
+    """The module cross-built for a kernel of another architecture
+    (kernel.cross), with W=1, through the top-level Makefile as `make
+    KDIR=...` in the README, with the kernel's ARCH and CROSS_COMPILE.
+    DKMS, the test modules and the objdump checks wait for booting such a
+    kernel.  Returns (ko path or None, log, modinfo): None also when the
+    compiler warned."""
+    root = kernel.chroot_dir
+    tree = _tmp(kernel, "vfsfast-cross")
+    copy_sources(os.path.join(root, tree.lstrip("/")))
+    kdir = f"/usr/src/linux-headers-{kernel.kver}"
+    p = _chroot_sh(kernel, f"make -C {tree} KDIR={kdir} W=1 {kernel.make_vars}")
+    log = p.stdout
+    warned = [line for line in log.splitlines() if re.search(r"\b(warning|error):", line)]
+    ko = os.path.join(root, tree.lstrip("/"), "vfsfast.ko")
+    if p.returncode != 0 or warned or not os.path.exists(ko):
+        return None, log, ""
+    out = os.path.join(kernel.build_dir, "vfsfast.ko")
+    shutil.copyfile(ko, out)
+    info = subprocess.run(["modinfo", out], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True).stdout
+    return out, log, info
+
+
 # Calls that must compile to tail calls (jmp, never call), as each
 # optimization file declares them with VFSFAST_TAIL_CALL(caller, callee)
 # (include/vfsfast.h): on those paths the stock code may sleep for as long

@@ -362,6 +362,72 @@ for _flavour, _suffix in FLAVOURS.items():
                                               KIND, flavour=_flavour))
 
 
+# Debian's kernels of other architectures, so far only cross-built for
+# (issue 49, Documentation/arm64-plan.md): lab name -> (the amd64 kernel of
+# the same ABI, whose release's chroot builds, and the architecture).
+# Only `vfsfast-lab build` takes them.
+CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64")}
+
+# What a release's chroot adds for a cross build, by architecture; only
+# when such a kernel is asked for, so the amd64 chroots stay as they are.
+# The release's default cross compiler is the version its kernel was
+# built with (trixie: gcc-14, checked against the headers' .config).
+CROSS_PACKAGES = {"arm64": ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
+                            # kernel-doc under W=1 needs Pod::Usage
+                            "perl"]}
+CROSS_TRIPLETS = {"arm64": "aarch64-linux-gnu"}
+
+
+class CrossKind(DebianKind):
+    """Debian's kernels of another architecture: built for in the release's
+    amd64 chroot, whose amd64 headers already brought linux-kbuild (host
+    tools, the same for every architecture) and the -common tree.  The
+    kernel's own headers package is downloaded and unpacked aside, never
+    installed: apt would pull in the architecture's gcc and image."""
+
+    def ensure(self, k):
+        """The chroot with the cross compiler and k's headers; returns the
+        headers' directory.  The image comes with booting (not yet)."""
+        root = ensure_chroot(k.release)
+        base = kernel_mod.get(CROSS_KERNELS[k.name][0])
+        abi = base.kver[:-len(base.flavour)]
+        tree = f"linux-headers-{abi}{k.flavour}"
+        gcc = os.path.join(root, f"usr/bin/{CROSS_TRIPLETS[k.arch]}-gcc")
+        if os.path.isdir(os.path.join(root, "usr/src", tree)) and os.path.exists(gcc):
+            return os.path.join(root, "usr/src", tree)
+        util.log(f"{k}: installing the cross compiler and unpacking {tree} in {root}")
+        # The headers of exactly the amd64 tree's version: the -common
+        # tree and linux-kbuild are that version's.
+        script = f"""
+            dpkg --add-architecture {k.arch}
+            apt-get update -q
+            apt-get install -y -q {' '.join(CROSS_PACKAGES[k.arch])}
+            ver=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})
+            rm -rf /var/tmp/vfsfast-cross && mkdir -p /var/tmp/vfsfast-cross
+            cd /var/tmp/vfsfast-cross
+            apt-get download -q {tree}:{k.arch}="$ver"
+            dpkg-deb -x {tree}_*.deb x
+            rm -rf /usr/src/{tree}
+            cp -a x/usr/src/{tree} /usr/src/
+            cd / && rm -rf /var/tmp/vfsfast-cross
+        """
+        with mounted(root):
+            in_chroot(root, script, quiet=True)
+        return os.path.join(root, "usr/src", tree)
+
+    def kernel_dir(self, k):
+        return os.path.join(util.cache_dir(), "kernels", k.kver)
+
+    cache_dir = kernel_dir
+
+
+CROSS_KIND = CrossKind()
+for _name, (_base, _arch) in CROSS_KERNELS.items():
+    _facts = KERNELS[_base]
+    kernel_mod.register(kernel_mod.Kernel(_name, _facts["release"], _facts["gcc"], CROSS_KIND,
+                                          flavour=_arch, arch=_arch))
+
+
 def setup(kernels):
     """`vfsfast-lab setup`: each kernel ready (chroot, image, headers)."""
     for k in kernels:

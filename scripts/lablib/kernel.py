@@ -32,6 +32,10 @@ DEBUG_MEMORY_MB = 2048
 DEBUG_TIMEOUT_SCALE = 4
 
 
+# make's variables for a cross build, by the kernel's architecture.
+CROSS_MAKE_VARS = {"arm64": "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"}
+
+
 def chroot_dir(release):
     """The build chroot of a Debian release, shared by its kernels."""
     return os.path.join(util.cache_dir(), "chroots", release)
@@ -100,6 +104,9 @@ class Kernel:
     base_name: str = None
     debug: bool = False
     flavour: str = "amd64"
+    # The architecture the kernel runs on: an arm64 kernel is built for in
+    # its release's amd64 chroot with the cross compiler (make_vars).
+    arch: str = "amd64"
 
     def __str__(self):
         return self.name
@@ -118,6 +125,19 @@ class Kernel:
         build which lost a backend or an upstream change fails instead of
         being expected to; every other kernel's is itself."""
         return get(self.base_name) if self.base_name else self
+
+    @property
+    def cross(self):
+        """Built for with a cross compiler (and never booted, yet)."""
+        return self.arch != "amd64"
+
+    @property
+    def make_vars(self):
+        """What every make for the kernel adds on its command line: a cross
+        build's ARCH and CROSS_COMPILE.  Bookworm's (and bullseye's) arm64
+        headers set CROSS_COMPILE only within a Debian package build, so
+        it is always given."""
+        return CROSS_MAKE_VARS.get(self.arch, "")
 
     @property
     def memory_mb(self):

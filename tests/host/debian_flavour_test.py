@@ -47,6 +47,19 @@ for name, facts in debian.KERNELS.items():
 
 # Each kernel finds its own flavour's tree among both, and the -common
 # tree of its ABI; a fake cache holds only the directories.
+# Debian's arm64 6.12 (issue 49): a cross build in trixie's amd64 chroot,
+# its own headers tree beside amd64's, ARCH and CROSS_COMPILE on every make;
+# the amd64 kernels cross nothing.
+a = kernels.get("6.12-arm64")
+check(a.release == kernels.get("6.12").release and a.flavour == "arm64" and a.cross and
+      a.make_vars == "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" and a.base is a and
+      a.name not in kernels.DEFAULT,
+      "6.12-arm64: cross-built in trixie's chroot, its own flavour, not a default kernel", f"{a}")
+check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in debian.KERNELS),
+      "the amd64 kernels: no cross build, nothing added to make", "")
+check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",
+      debian.flavour_of("6.12.117+deb13-arm64"))
+
 with tempfile.TemporaryDirectory() as tmp:
     os.environ["VFSFAST_CACHE"] = tmp
     for name, facts in debian.KERNELS.items():

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Direct-call trampolines and the way back into stock function bodies.
+ * Direct-call trampolines and the way back into stock function bodies, on
+ * x86-64.
  *
  * With the direct backend in call mode, a target's ftrace site (the first
  * instruction, after ENDBR on IBT kernels) is patched into

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs on arm64, for the shared code (compat.h includes it):
+ * inline helpers and constants named vfsfast_arch_* or as compat.h
+ * documents them.  The out-of-line part is site.c, the trampolines
+ * tramp.S, the stack walk for quiesce.c arch_unwind.h.
+ */
+#ifndef _VFSFAST_ARCH_H
+#define _VFSFAST_ARCH_H
+
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+
+/* A kernel function's arguments arrive in x0-x7. */
+#define VFSFAST_ARG_REGS	8
+static inline unsigned long *vfsfast_arg_reg(struct pt_regs *regs, unsigned int n)
+{
+	return (unsigned long *)&regs->regs[n];
+}
+
+/* A system call's argument @n, as __arm64_sys_<name> finds it. */
+static inline unsigned long vfsfast_sc_arg(const struct pt_regs *regs,
+					   unsigned int n)
+{
+	return regs->regs[n];
+}
+
+/* site.c */
+unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp);
+bool vfsfast_arch_site_live(unsigned long site);
+
+/*
+ * Why the optimizations with observers cannot be enabled here.  quiesce.c
+ * must see every task out of the observers' stock code before their
+ * replacements go live, and on arm64 every saved return address is
+ * signed with PAC (ARM64_PTR_AUTH_KERNEL on all of Debian's kernels), so
+ * a stack word compared with text as it is would never match: a task
+ * asleep inside a target would pass as outside.  Until the walk strips
+ * the signatures (Documentation/arm64-plan.md), those optimizations stay
+ * off rather than trust what they might have missed.
+ */
+#define VFSFAST_ARCH_NO_QUIESCE \
+	"no stack walk for quiesce on arm64 yet (PAC-signed return addresses)"
+
+#endif /* _VFSFAST_ARCH_H */
