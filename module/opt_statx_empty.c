@@ -85,6 +85,27 @@ VFSFAST_DECLARE_TARGETS(VFSFAST_STATX_EMPTY_TARGETS);
 /* An answer the replacement cannot give: the call goes to stock. */
 #define VFSFAST_TO_STOCK	1
 
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only: fi_statx_gid_from_uid=1 fills stx_gid from the
+ * owner's uid, the slip fstatat_empty's fi_stat_gid_from_uid makes in
+ * st_gid: invisible wherever a file's uid and gid are equal, so the
+ * differential must list files where they are not (t_calls).
+ */
+static bool fi_statx_gid_from_uid;
+module_param(fi_statx_gid_from_uid, bool, 0644);
+MODULE_PARM_DESC(fi_statx_gid_from_uid, "test builds: stx_gid from the uid (the bug)");
+
+static gid_t vfsfast_statx_gid(const struct kstat *stat)
+{
+	if (READ_ONCE(fi_statx_gid_from_uid))
+		return from_kuid_munged(current_user_ns(), stat->uid);
+	return from_kgid_munged(current_user_ns(), stat->gid);
+}
+#else
+#define vfsfast_statx_gid(stat)	from_kgid_munged(current_user_ns(), (stat)->gid)
+#endif
+
 /*
  * cp_statx() of fs/stat.c (6.1 adds the direct I/O alignments), with page
  * faults disabled in the copy: VFSFAST_TO_STOCK where it would fault.
@@ -101,7 +122,7 @@ static int vfsfast_cp_statx(const struct kstat *stat,
 	tmp.stx_attributes = stat->attributes;
 	tmp.stx_nlink = stat->nlink;
 	tmp.stx_uid = from_kuid_munged(current_user_ns(), stat->uid);
-	tmp.stx_gid = from_kgid_munged(current_user_ns(), stat->gid);
+	tmp.stx_gid = vfsfast_statx_gid(stat);
 	tmp.stx_mode = stat->mode;
 	tmp.stx_ino = stat->ino;
 	tmp.stx_size = stat->size;

@@ -227,13 +227,31 @@ def fstests_missing(run, passes, filesystems, tests):
     return out
 
 
-def check_fault(fault):
+def fault_switches():
+    """The fault-injection build's switches: every fi_* module parameter
+    of module/*.c (they exist only in that build)."""
+    names = set()
+    mdir = os.path.join(util.repo_dir(), "module")
+    for f in sorted(os.listdir(mdir)):
+        if f.endswith(".c"):
+            with open(os.path.join(mdir, f)) as src:
+                names.update(re.findall(r"module_param(?:_string)?\((fi_\w+),", src.read()))
+    return names
+
+
+def check_fault(fault, switches=None):
     """The module parameters of --fault: NAME=VALUE each, NAME one of the
-    fault-injection build's fi_* switches."""
+    fault-injection build's fi_* switches, so that a misspelt one stops
+    the run here instead of being ignored by insmod in the guest."""
+    switches = fault_switches() if switches is None else switches
     for arg in fault:
-        if not re.fullmatch(r"fi_\w+=[\w-]+", arg):
+        m = re.fullmatch(r"(fi_\w+)=([\w-]+)", arg)
+        if not m:
             util.die(f"--fault {arg}: not NAME=VALUE with NAME a fault-injection "
                      "switch (fi_...), e.g. fi_stat_gid_from_uid=1")
+        if m.group(1) not in switches:
+            util.die(f"--fault {arg}: the fault-injection build has no switch "
+                     f"{m.group(1)}; it has {' '.join(sorted(switches))}")
 
 
 def fault_module(kernel):

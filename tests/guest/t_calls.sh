@@ -119,32 +119,38 @@ esac
 # newfstatat(fd, "", AT_EMPTY_PATH)) caught it and this differential did
 # not (Documentation/lab.md, External validators): with the own* files
 # the differential must see it, on them alone, and with the switch off
-# see nothing.
-case "$all $ON " in
-"yes "*" fstatat_empty "*)
+# see nothing.  statx_empty's copy has the same field and its own switch.
+gid_fault() { # knob, switch, the call scdiff names, the field
 	unload_vfsfast
 	for fi in 0 1; do
-		insmod /lab/vfsfast-fi.ko enable=none fi_stat_gid_from_uid=$fi \
+		insmod /lab/vfsfast-fi.ko enable=none $2=$fi \
 			${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
-		out=$(scdiff -k $VF/fstatat_empty/enabled -s root stat /tmp/sc.list 2>&1)
+		out=$(scdiff -k $VF/$1/enabled -s root stat /tmp/sc.list 2>&1)
 		rc=$?
 		rmmod vfsfast
-		seen=$(echo "$out" | grep -Ec '^MISMATCH newfstatat (fd|opath-nofollow):/tmp/sc/own')
+		seen=$(echo "$out" | grep -Ec "^MISMATCH $3 (fd|opath-nofollow):/tmp/sc/own")
 		other=$(echo "$out" | grep '^MISMATCH' |
-			grep -Evc '^MISMATCH newfstatat (fd|opath-nofollow):/tmp/sc/own')
+			grep -Evc "^MISMATCH $3 (fd|opath-nofollow):/tmp/sc/own")
 		got="rc $rc, $seen on them, $other other; $(echo "$out" | tail -n 1)"
 		equal=no
 		[ $rc = 0 ] && echo "$out" | grep -q 'mismatches=0' && equal=yes
 		if [ $fi = 1 ]; then
-			t_checkv "fstatat_empty: the differential sees st_gid filled from the uid, on the files whose owner and group differ (fi_stat_gid_from_uid)" \
+			t_checkv "$1: the differential sees $4 filled from the uid, on the files whose owner and group differ ($2)" \
 				"$got" [ $rc -ne 0 -a "$seen" -gt 0 -a "$other" = 0 ]
 		else
-			t_checkv "fstatat_empty: the fault-injection build, fi_stat_gid_from_uid off: the differential equal" \
+			t_checkv "$1: the fault-injection build, $2 off: the differential equal" \
 				"$got" [ $equal = yes ]
 		fi
 	done
 	load_vfsfast enable=none
-	;;
+}
+case "$all $ON " in
+"yes "*" fstatat_empty "*)
+	gid_fault fstatat_empty fi_stat_gid_from_uid newfstatat st_gid ;;
+esac
+case "$all $ON " in
+"yes "*" statx_empty "*)
+	gid_fault statx_empty fi_statx_gid_from_uid statx stx_gid ;;
 esac
 
 case " $ON " in

@@ -249,4 +249,27 @@ check(blk.startswith("<!-- vfsfast-lab external --kernels 6.12 --suites fstests:
       and blk.endswith("<!-- vfsfast-lab external --kernels 6.12 --suites fstests: end -->"),
       "lab.md: an fstests run's block is between its own marks", blk.splitlines()[0])
 
+# --fault: NAME=VALUE with NAME a switch the fault-injection build has;
+# anything else stops before a guest boots, saying why.
+SW = external.fault_switches()
+check({"fi_stat_gid_from_uid", "fi_statx_gid_from_uid"} <= SW,
+      "--fault: the switches are read from module/*.c", " ".join(sorted(SW)))
+
+
+def refused(arg):
+    try:
+        external.check_fault([arg], SW)
+    except SystemExit:
+        return True
+    return False
+
+
+for why, bad in [("no value", "fi_stat_gid_from_uid"), ("not a switch", "stat_gid=1"),
+                 ("unknown switch", "fi_no_such_switch=1"),
+                 ("trailing words", "fi_stat_gid_from_uid=1 x"),
+                 ("shell in the value", "fi_stat_gid_from_uid=$(reboot)")]:
+    check(refused(bad), f"--fault: refused: {why}", bad)
+check(not refused("fi_stat_gid_from_uid=1") and not refused("fi_statx_gid_from_uid=0"),
+      "--fault: a known switch with a value is taken")
+
 RESULTS.finish()
