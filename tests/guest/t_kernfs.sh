@@ -460,6 +460,27 @@ if [ "$on" = 1 ] && [ -f /lab/vfsfast_kfrace.ko ]; then
 	t_eq "kernfs: a kernfs_rename_ns() parked across the enable: the enable waits, the new name is found and the old one gone after, 3 times" "" "$bad"
 	echo 1 >$KF/remove
 	rmmod vfsfast_kfrace
+	# The same, with a kretprobe on the function the parked call is in
+	# (kfrace's retprobe): the only word of kernfs_rename_ns()'s text on
+	# the parked stack, the return address into it, is the kretprobe's
+	# trampoline instead, as under any tracer of return values
+	# (function_graph, kretprobes, fexit); a scan that compares words
+	# with the targets' text alone finds nothing and lets the enable
+	# through.
+	insmod /lab/vfsfast_kfrace.ko retprobe=1
+	bad=
+	for r in 1 2 3; do
+		set_knob $KN 0
+		kf_do add vfoldrp$r || bad="$bad setup $r"
+		kf_race rename vfoldrp$r:vfnewrp$r vfnewrp$r vfoldrp$r kernfs_rename_ns
+		[ -z "$why" ] || { bad="$bad rename $r:$why"; note "kernfs: retprobe rename $r:$why"; }
+	done
+	hits=$(cat $KF/retprobe_hits)
+	note "kernfs: parks returned through the kretprobe: $hits"
+	[ "$hits" -ge 6 ] || bad="$bad the kretprobe fired $hits times, not 6;"
+	t_eq "kernfs: a kernfs_rename_ns() parked across the enable, the return address into it a kretprobe's trampoline: the enable waits, the new name is found and the old one gone after, 3 times" "" "$bad"
+	echo 1 >$KF/remove
+	rmmod vfsfast_kfrace
 	t_check "kernfs: the names made by the parked calls are gone with them" \
 		sh -c '! ls /sys/kernel | grep -q "^vf\(race\|old\|new\)"'
 elif [ "$on" = 1 ]; then

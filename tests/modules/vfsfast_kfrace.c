@@ -22,6 +22,12 @@
  *
  * state: idle | running | parked | done <errno>.  remove=1 drops every
  * kobject made here.
+ *
+ * retprobe=1 (at load) also puts a kretprobe on the park functions, as a
+ * tracer would on whatever a kernfs function calls: the return address
+ * into the kernfs function, the one word of its text on the parked
+ * stack, becomes the kretprobe's trampoline.  retprobe_hits counts the
+ * parks that returned through it.
  */
 #include <linux/delay.h>
 #include <linux/kallsyms.h>
@@ -98,6 +104,24 @@ static void kfrace_park_late(struct rw_semaphore *sem)
 	kfrace_set_state("parked", 0);
 	wait_event(kfrace_wq, READ_ONCE(kfrace_released));
 }
+
+static bool retprobe;
+module_param(retprobe, bool, 0444);
+static int retprobe_hits;
+module_param(retprobe_hits, int, 0444);
+
+static int kfrace_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	WRITE_ONCE(retprobe_hits, READ_ONCE(retprobe_hits) + 1);
+	return 0;
+}
+
+static struct kretprobe kfrace_rp[] = {
+	{ .kp.addr = (kprobe_opcode_t *)kfrace_park, .handler = kfrace_ret },
+	{ .kp.addr = (kprobe_opcode_t *)kfrace_park_rwsem, .handler = kfrace_ret },
+	{ .kp.addr = (kprobe_opcode_t *)kfrace_park_late, .handler = kfrace_ret },
+};
+static struct kretprobe *kfrace_rps[] = { &kfrace_rp[0], &kfrace_rp[1], &kfrace_rp[2] };
 
 static struct kprobe kfrace_kp, kfrace_kp_late;
 static bool kfrace_late;
@@ -320,6 +344,15 @@ module_param_cb(release, &kfrace_release_ops, NULL, 0200);
 module_param_cb(remove, &kfrace_remove_ops, NULL, 0200);
 module_param_cb(state, &kfrace_state_ops, NULL, 0444);
 
+static void kfrace_exit_probes(void)
+{
+	unregister_kprobe(&kfrace_kp);
+	if (kfrace_rwsem_registered)
+		unregister_kprobe(&kfrace_kp_rwsem);
+	if (kfrace_late_registered)
+		unregister_kprobe(&kfrace_kp_late);
+}
+
 static int __init kfrace_init(void)
 {
 	int ret = register_kprobe(&kfrace_kp);
@@ -334,19 +367,25 @@ static int __init kfrace_init(void)
 		return ret;
 	kfrace_rwsem_registered = !register_kprobe(&kfrace_kp_rwsem);
 	kfrace_late_registered = !register_kprobe(&kfrace_kp_late);
+	if (retprobe) {
+		ret = register_kretprobes(kfrace_rps, ARRAY_SIZE(kfrace_rps));
+		if (ret) {
+			retprobe = false;
+			kfrace_exit_probes();
+			return ret;
+		}
+	}
 	return 0;
 }
 
 static void __exit kfrace_exit(void)
 {
-	unregister_kprobe(&kfrace_kp);
-	if (kfrace_rwsem_registered)
-		unregister_kprobe(&kfrace_kp_rwsem);
-	if (kfrace_late_registered)
-		unregister_kprobe(&kfrace_kp_late);
+	kfrace_exit_probes();
 	kfrace_release_set(NULL, NULL);
 	while (READ_ONCE(kfrace_task))
 		msleep(20);
+	if (retprobe)
+		unregister_kretprobes(kfrace_rps, ARRAY_SIZE(kfrace_rps));
 	kfrace_remove_all();
 }
 
