@@ -540,6 +540,7 @@ unsigned long vfsfast_lookup_name(const char *name, unsigned long exported,
 unsigned long vfsfast_lookup_data(const char *name, unsigned long near,
 				  unsigned int steps);
 unsigned long vfsfast_lookup_data_name(const char *name);
+unsigned long vfsfast_lookup_text(const char *name, unsigned long *size);
 
 /* split.c: the shape of a part GCC split off (VFSFAST_KIND_split). */
 struct vfsfast_split_watch {
@@ -558,6 +559,8 @@ const char *vfsfast_split_seen(struct vfsfast_split_watch *w,
 void vfsfast_split_unwatch(struct vfsfast_split_watch *w);
 
 /* quiesce.c */
+void vfsfast_quiesce_want(void);
+void vfsfast_quiesce_init(void);
 int vfsfast_quiesce(struct vfsfast_opt *opt);
 
 /* hook.c */

@@ -150,8 +150,10 @@ static int __init vfsfast_init(void)
 		return ret;
 	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_want(*opt);
+	vfsfast_quiesce_want();
 	/* Without it only exported targets resolve; readlink needs none. */
 	vfsfast_symbols_init();
+	vfsfast_quiesce_init();
 
 	for (opt = vfsfast_opts; *opt; opt++)
 		vfsfast_opt_prepare(*opt);

@@ -36,6 +36,12 @@
  *    they are not unwound but scanned: every word of their live stack,
  *    read without faulting, is compared with the targets' text.  A stale
  *    word only makes the round fail and be retried.
+ * A tracer of return values (function_graph, kretprobes and their rethook)
+ * replaces a return address on the stack with its trampoline's: a task
+ * asleep in a function called from a target then has no word of the
+ * target's text on its stack at all.  So a trampoline's address counts
+ * as suspect in the scan, and a walk that meets one (the unwinder did not
+ * recover the real address) cannot clear the task.
  * A frame in a target whose caller is vfsfast's own text came through the
  * observer and is harmless.  A task that was running when its CPU was
  * interrupted and has not been switched out since cannot have entered a
@@ -88,6 +94,49 @@ struct vfsfast_quiesce {
 	pid_t pid;
 };
 
+/* The kernel's return trampolines, those it has (see above). */
+static const char *const vfsfast_tramp_names[] = {
+	"return_to_handler",		/* function_graph, fprobe */
+	"kretprobe_trampoline",		/* kretprobes before 5.15 */
+	"__kretprobe_trampoline",
+	"arch_rethook_trampoline",	/* kretprobes and fprobe on rethook */
+};
+
+static struct {
+	unsigned long start, size;
+} vfsfast_tramps[ARRAY_SIZE(vfsfast_tramp_names)];
+
+/* For the load's one kallsyms pass, before vfsfast_quiesce_init(). */
+void vfsfast_quiesce_want(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vfsfast_tramp_names); i++)
+		vfsfast_symbols_want(vfsfast_tramp_names[i], "");
+}
+
+/* At load, while its lookups are batched. */
+void vfsfast_quiesce_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vfsfast_tramp_names); i++)
+		vfsfast_tramps[i].start =
+			vfsfast_lookup_text(vfsfast_tramp_names[i],
+					    &vfsfast_tramps[i].size);
+}
+
+static bool vfsfast_in_tramp(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vfsfast_tramps); i++)
+		if (vfsfast_tramps[i].start &&
+		    addr - vfsfast_tramps[i].start < vfsfast_tramps[i].size)
+			return true;
+	return false;
+}
+
 static void vfsfast_untrack(struct vfsfast_quiesce *q)
 {
 	while (q->ntracked)
@@ -133,6 +182,10 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 		addr = vfsfast_unwind_ret(&state);
 		if (!addr)
 			break;
+		if (vfsfast_in_tramp(addr)) {
+			*why = "a return address replaced by a tracer's trampoline";
+			return VFSFAST_UNKNOWN;
+		}
 		/* A target's frame is harmless if our observer called it. */
 		if (inside && !within_module(addr, THIS_MODULE))
 			break;
@@ -170,8 +223,12 @@ static enum vfsfast_scanned vfsfast_scan(struct vfsfast_quiesce *q,
 		q->cur_why = "stack unreadable";
 		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
 			return VFSFAST_UNREADABLE;
+		word = vfsfast_stack_word(word);
 		q->cur_why = "a word of its stack in a target";
-		if (vfsfast_observed_at(q->opt, vfsfast_stack_word(word)))
+		if (vfsfast_observed_at(q->opt, word))
+			return VFSFAST_SUSPECT;
+		q->cur_why = "a return trampoline's address on its stack";
+		if (vfsfast_in_tramp(word))
 			return VFSFAST_SUSPECT;
 	}
 	q->cur_why = "no word of its stack in a target";

@@ -177,22 +177,36 @@ void vfsfast_symbols_want(const char *name, const char *suffix)
 	vfsfast_nwant++;
 }
 
-/* Where the pass found @name, or 0. */
-static unsigned long vfsfast_wanted(const char *name)
+static struct vfsfast_want *vfsfast_want_find(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < vfsfast_nwant; i++)
 		if (!strcmp(vfsfast_want[i].name, name))
-			return vfsfast_want[i].addr;
-	return 0;
+			return &vfsfast_want[i];
+	return NULL;
 }
+
+/* Where the pass found @name, or 0. */
+static unsigned long vfsfast_wanted(const char *name)
+{
+	struct vfsfast_want *w = vfsfast_want_find(name);
+
+	return w ? w->addr : 0;
+}
+
+/*
+ * The load's pass read every core kernel symbol: a wanted name it did not
+ * find is not there.  Only until the load's lookups are over.
+ */
+static bool vfsfast_pass_ran;
 
 static void vfsfast_want_free(void)
 {
 	while (vfsfast_nwant)
 		kfree(vfsfast_want[--vfsfast_nwant].name);
 	vfsfast_nfound = 0;
+	vfsfast_pass_ran = false;
 	bitmap_zero(vfsfast_want_hash, 256);
 }
 
@@ -237,8 +251,10 @@ static void vfsfast_want_pass(void)
 		return;
 	each = (void *)vfsfast_kprobe_lookup("kallsyms_on_each_symbol", 0,
 					     &site, &size);
-	if (each)
+	if (each) {
 		each(vfsfast_want_one, NULL);
+		vfsfast_pass_ran = true;
+	}
 }
 #else
 static inline void vfsfast_want_pass(void)
@@ -382,6 +398,43 @@ unsigned long vfsfast_lookup_data_name(const char *name)
 	if (!addr || vfsfast_symbol_start(name, addr, &size) != addr)
 		return 0;
 	return addr;
+}
+
+/*
+ * Start of the text symbol @name, or 0; its size in *@size.  Unlike
+ * vfsfast_lookup_name() it also finds what kprobes refuse to probe (entry
+ * code, trampolines): register_kprobe() stores the address in kp.addr
+ * before check_kprobe_address_safe() says no, as vfsfast_lookup_data_name()
+ * relies on, and kallsyms must name exactly @name there.  A name the
+ * load's kallsyms pass looked for and did not find is not in the kernel.
+ */
+unsigned long vfsfast_lookup_text(const char *name, unsigned long *size)
+{
+	struct kprobe own = { }, *kp = vfsfast_kp_find(name);
+	const char *kept = NULL;
+	unsigned long addr;
+
+	if (!kp) {
+		addr = vfsfast_wanted(name);
+		if (!addr && vfsfast_pass_ran && vfsfast_want_find(name))
+			return 0;
+		kp = vfsfast_kp_slot() ?: &own;
+		if (addr)
+			kp->addr = (kprobe_opcode_t *)addr;
+		else
+			kp->symbol_name = name;
+		kp->flags = KPROBE_FLAG_DISABLED;
+		if (!register_kprobe(kp)) {
+			if (kp != &own)
+				kept = kstrdup_const(name, GFP_KERNEL);
+			if (kept)
+				vfsfast_kp_keep(kp, kept);
+			else
+				unregister_kprobe(kp);
+		}
+	}
+	addr = (unsigned long)kp->addr;
+	return addr ? vfsfast_symbol_start(name, addr, size) : 0;
 }
 
 /*
