@@ -22,12 +22,12 @@
  *
  *   fault     fault.c                 test builds: hold a task by name
  *   state     state.c engine.h        states and their reasons
+ *   arch      arch/<arch>/site.c      where a site is, and whether it is live
  *   symbols   symbols.c               lookups of unexported symbols
  *   split     split.c                 the shape of a split part
  *   bounded   bounded.c               filesystems that cannot wait on users
  *   quiesce   quiesce.c               calls that entered unobserved
- *   backend   backend.c backend_direct.c backend_ftrace.c
- *             arch/<arch>/site.c      the redirects
+ *   backend   backend.c backend_direct.c backend_ftrace.c   the redirects
  *   prepare   prepare.c               targets resolved at load
  *   route     route.c                 the redirect words
  *   lpscan    lpscan.c                which livepatch patches a function
