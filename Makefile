@@ -35,7 +35,8 @@
 # make bench           the readlink benchmark in the qemu lab (bench, demo and
 #                      real-programs: the four stock kernels unless KERNELS
 #                      is given)
-# make style           checkpatch.pl on the module sources
+# make style           checkpatch.pl on the module sources, and the check that
+#                      the module's rooms call only downwards (module/engine.h)
 # make build-arm64     cross-build the module for Debian's arm64 6.12 in the
 #                      lab's trixie chroot, with W=1 (warnings fail it), and
 #                      show which backends its modinfo says are available

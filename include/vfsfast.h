@@ -563,34 +563,42 @@ void vfsfast_quiesce_want(void);
 void vfsfast_quiesce_init(void);
 int vfsfast_quiesce(struct vfsfast_opt *opt);
 
-/* hook.c */
-int vfsfast_hook_init(const char *backend);
-int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
-			bool *filtered, bool on);
-extern const struct vfsfast_backend *vfsfast_backend_order[];
-void vfsfast_opt_want(const struct vfsfast_opt *opt);
-int vfsfast_opt_prepare(struct vfsfast_opt *opt);
-void vfsfast_opt_release(struct vfsfast_opt *opt);
-int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
-void vfsfast_opt_disable(struct vfsfast_opt *opt);
-__printf(2, 3)
-void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...);
+/* The engine's rooms (module/engine.h), as the rest of the module sees them. */
+
+/* fault.c */
 #ifdef VFSFAST_FAULT_INJECT
 void vfsfast_fi_hold_task(const char *name, int *parked, unsigned int max_ms,
 			  bool spin);
 #endif
-void vfsfast_opt_yield(struct vfsfast_opt *opt, const char *module);
-void vfsfast_opt_rearm(struct vfsfast_opt *opt, const char *why,
-		       const char *(*holder)(const char *func));
+
+/* state.c */
+__printf(2, 3)
+void vfsfast_unsupported(struct vfsfast_opt *opt, const char *fmt, ...);
+void vfsfast_opt_disable(struct vfsfast_opt *opt);
+
+/* backend.c */
+int vfsfast_hook_init(const char *backend);
+int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
+			bool *filtered, bool on);
+extern const struct vfsfast_backend *vfsfast_backend_order[];
+
+/* prepare.c */
+void vfsfast_opt_want(const struct vfsfast_opt *opt);
+int vfsfast_opt_prepare(struct vfsfast_opt *opt);
+void vfsfast_opt_release(struct vfsfast_opt *opt);
+
+/* request.c */
+int vfsfast_opt_request(struct vfsfast_opt *opt, bool on);
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on);
-void vfsfast_unhook_all(void);
-int vfsfast_drain(void);
-unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* yield.c */
 int vfsfast_yield_init(void);
-const char *vfsfast_lp_holder(const char *func);
 void vfsfast_yield_exit(void);
+
+/* drain.c */
+void vfsfast_unhook_all(void);
+int vfsfast_drain(void);
+unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* sysfs.c */
 int vfsfast_sysfs_init(void);

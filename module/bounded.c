@@ -3,7 +3,7 @@
  * Which filesystems a fast path may call into from vfsfast's text.
  *
  * A task asleep in a function called from a replacement keeps vfsfast's
- * text on its stack, and unloading waits for it (hook.c, vfsfast_drain()).
+ * text on its stack, and unloading waits for it (drain.c, vfsfast_drain()).
  * For a bounded sleep (a disk read, reclaim, a mutex held for the length
  * of a system call) that is fine; for one that lasts as long as user space
  * or a remote server decides (a FUSE daemon that never answers, an NFS

@@ -46,7 +46,7 @@
  * changes in progress and inodes the stock refresh would change go to the
  * stock code.
  *
- * Enable order (hook.c, quiesce.c): the observers go live first; then the
+ * Enable order (attach.c, quiesce.c): the observers go live first; then the
  * engine waits until no call that entered an observed function before its
  * observer was attached is left, since such a call changes state and
  * bumps nothing; then ->arm() starts a new epoch, which every stamp

@@ -80,7 +80,7 @@
  * thrown away may have been audited by a security module's capability
  * hook; the stock retry audits it again (only when a chmod races).
  *
- * Enable order (hook.c, quiesce.c): the observers go live first; then the
+ * Enable order (attach.c, quiesce.c): the observers go live first; then the
  * engine waits until no call that entered an observed function before its
  * observer was attached is left, since such a call changes names or
  * attributes and bumps nothing; then ->arm() starts a new epoch, which

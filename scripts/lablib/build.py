@@ -155,7 +155,7 @@ def make_w1(kernel, extra=""):
     copy_sources(tree)
     shutil.copytree(os.path.join(util.repo_dir(), "tests/modules"),
                     os.path.join(tree, "tests/modules"), ignore=_IGNORE)
-    # The module again with its test-only fault injection (hook.c), as
+    # The module again with its test-only fault injection (fault.c, ...), as
     # vfsfast-fi.ko: never the one DKMS installs.
     fi = _tmp(kernel, "vfsfast-fi")
     copy_sources(os.path.join(root, fi.lstrip("/")))

@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 
-from . import ab, build, deb, debian, guest, opts, style, userland, util, vm
+from . import ab, build, deb, debian, guest, opts, rooms, style, userland, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_lsm", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
                "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
@@ -569,6 +569,10 @@ HOST_TESTS = [
      "losses, with their digits; a * across zero or without A/A agreement is no gain; "
      "--doc replaces a kernel's block in place; 'named by --knobs' only when it was"),
     ("lablib_imports_test.py", "the lab's modules import without a cycle, each on its own"),
+    ("rooms_test.py", "the rooms check on synthetic module trees: calls down pass; a call up, "
+     "a cycle (hook.c and yield.c's), a file in no room, a room naming no file fail; "
+     "comments, strings and declarations are no calls, a function's address handed on is; "
+     "the tree's own module/ passes"),
     ("vm_cmdline_test.py", "the guests' kernel command line: wall-clock guests boot with "
      "tsc=nowatchdog, icount guests without it; warnings still panic"),
     ("console_digest_test.py", "a failed guest console's digest for the CI log: each "
@@ -626,6 +630,10 @@ def host_checks(tally):
     ok, problems, n = style.style()
     tally.record(ok, "checkpatch.pl --no-tree clean on every module source",
                  "; ".join(problems[:3]) if problems else f"{n} files")
+    ok, problems, summary = rooms.rooms_check()
+    tally.record(ok, "module/'s rooms call only the rooms below them, as module/engine.h "
+                 "lists them: no call up, no cycle (scripts/lablib/rooms.py)",
+                 "; ".join(problems[:3]) if problems else summary)
 
 
 def _set_up(kernel):

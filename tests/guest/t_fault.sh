@@ -201,7 +201,7 @@ if [ "$KN" = kernfs_rcu ]; then
 	rmdir $CG/vfgen
 	unload_vfsfast
 fi
-# The livepatch scan (yield.c) reads /sys/kernel/livepatch with
+# The livepatch scan (lpscan.c) reads /sys/kernel/livepatch with
 # iterate_dir().  Since upstream 6.15 (7.2 here, and any stable kernel
 # that took the change) kernfs_fop_readdir() holds the root's
 # kernfs_rwsem across dir_emit().

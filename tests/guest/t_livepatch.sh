@@ -98,7 +98,7 @@ unload_vfsfast
 # livepatch holding the function at every step, and vfsfast re-arms only
 # when the last one is gone; readlink() stays exact throughout.  Its three
 # transitions take three minutes a pass on 6.12 under TCG, and what it
-# checks (hook.c's holder and re-arm logic) is the same for every backend:
+# checks (lpscan.c's holder, yield.c's re-arm) is the same for every backend:
 # the ci and quick profiles run it on the kernel's first backend only
 # (VFSFAST_LP_CUMULATIVE=0), the full profile on every backend.
 if ! per_backend VFSFAST_LP_CUMULATIVE; then

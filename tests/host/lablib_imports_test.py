@@ -15,10 +15,19 @@
 
 import ast
 import importlib
+import importlib.util
 import os
 import sys
 
 import hostktap  # tests/host/, beside this file
+
+# The rooms check's cycle finder (scripts/lablib/rooms.py), loaded by its
+# path so that this tree's package is not imported before the test's.
+_spec = importlib.util.spec_from_file_location("vfsfast_rooms", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "../../scripts/lablib/rooms.py"))
+_rooms = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_rooms)
+find_cycle = _rooms.find_cycle
 
 LABLIB = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "../../scripts/lablib"))
@@ -54,33 +63,6 @@ def imports_of(name, known):
                 if a.name.startswith(PACKAGE + "."):
                     out.add(a.name.split(".")[1])
     return sorted(m for m in out if m in known and m != name)
-
-
-def find_cycle(graph):
-    """One cycle of the graph as a list of nodes (first == last), or None."""
-    state = {}  # 1: on the current path, 2: done
-    path = []
-
-    def visit(n):
-        state[n] = 1
-        path.append(n)
-        for m in graph[n]:
-            if state.get(m) == 1:
-                return path[path.index(m):] + [m]
-            if m not in state:
-                c = visit(m)
-                if c:
-                    return c
-        path.pop()
-        state[n] = 2
-        return None
-
-    for n in sorted(graph):
-        if n not in state:
-            c = visit(n)
-            if c:
-                return c
-    return None
 
 
 names = modules()
