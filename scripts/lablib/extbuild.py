@@ -91,10 +91,13 @@ def _cached(name, kernel, commit):
 # LTP: the library, then each directory, installed under /opt/ltp.  The
 # configure run is told -static so that its library probes link as the
 # tests will (a library without a static archive counts as missing).
+# libltp uses pthread mutexes: before glibc 2.34 (bullseye's 2.31) they
+# are in libpthread.a, which a static link must name after -lltp; later
+# glibcs keep an empty libpthread.a for that.
 LTP_SCRIPT = """
 cd {src}
 make autotools >/dev/null
-./configure -q --prefix=/opt/ltp LDFLAGS=-static >/dev/null
+./configure -q --prefix=/opt/ltp LDFLAGS=-static LIBS=-lpthread >/dev/null
 make -s -j{jobs} -C lib
 for d in {dirs}; do
 	make -s -j{jobs} -C testcases/kernel/syscalls/$d
