@@ -92,12 +92,14 @@ def _cached(name, kernel, commit):
 # configure run is told -static so that its library probes link as the
 # tests will (a library without a static archive counts as missing).
 # libltp uses pthread mutexes: before glibc 2.34 (bullseye's 2.31) they
-# are in libpthread.a, which a static link must name after -lltp; later
-# glibcs keep an empty libpthread.a for that.
+# are in libpthread.a, which a static link must name after -lltp, and
+# some Makefiles append -lltp to LIBS; gcc's -pthread puts -lpthread
+# after every library the command names (later glibcs keep an empty
+# libpthread.a).
 LTP_SCRIPT = """
 cd {src}
 make autotools >/dev/null
-./configure -q --prefix=/opt/ltp LDFLAGS=-static LIBS=-lpthread >/dev/null
+./configure -q --prefix=/opt/ltp "LDFLAGS=-static -pthread" >/dev/null
 make -s -j{jobs} -C lib
 for d in {dirs}; do
 	make -s -j{jobs} -C testcases/kernel/syscalls/$d
