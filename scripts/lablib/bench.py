@@ -196,7 +196,7 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
     raw.csv, status "<state> <upstream>" of the first knob, summaries
     {(backend, workload): {compare: summary.json row}}."""
     kernel.ensure()
-    ko, log = build.dkms_install(kernel)
+    ko, log = build.guest_module(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     offered = build.expected_backends(kernel)

@@ -16,7 +16,7 @@
 
 . /lab/lib.sh; in_group t_fault || return 0
 
-export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=/lib/$VFSFAST_MULTIARCH:/usr/lib/$VFSFAST_MULTIARCH
 export PATH=$PATH:/usr/bin
 
 if [ ! -f /lab/vfsfast-fi.ko ]; then

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "oldcalls.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #ifndef AUDIT_ARCH_X86_64
@@ -92,7 +94,10 @@ static void request(int type, const void *data, size_t len)
 static struct audit_rule_data *rule(size_t *len)
 {
 	static const int calls[] = {
-		SYS_newfstatat, SYS_statx, SYS_access, SYS_faccessat, SYS_faccessat2,
+		SYS_newfstatat, SYS_statx, SYS_faccessat, SYS_faccessat2,
+#ifdef SYS_access
+		SYS_access,
+#endif
 	};
 	struct audit_rule_data *r;
 	size_t i;
@@ -144,12 +149,12 @@ static void child(const char *knob, char **files, int nfiles)
 				fd = open(files[i], O_PATH);
 			syscall(SYS_newfstatat, fd, "", buf, AT_EMPTY_PATH);
 			syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x7ff, buf);
-			syscall(SYS_access, files[i], R_OK);
+			sc_access(files[i], R_OK);
 			syscall(SYS_faccessat, AT_FDCWD, files[i], W_OK);
 			syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
 			close(fd);
 		}
-		syscall(SYS_access, "/nonexistent/auditdiff", F_OK);
+		sc_access("/nonexistent/auditdiff", F_OK);
 	}
 	pwrite(kfd, "0", 1, 0);
 	_exit(0);
