@@ -59,6 +59,10 @@ class Arch:
     # Kernel arguments of the guests that do not count instructions
     # (vm.WALLCLOCK_CMDLINE says why amd64's).
     wallclock_cmdline: str = ""
+    # Why the module refuses the optimizations with observers on this
+    # architecture (module/arch/<arch>/arch.h, VFSFAST_ARCH_NO_QUIESCE,
+    # word for word: the status line the suite expects), or None.
+    no_quiesce: str = None
     # The guest's multiarch library directory (programs of the release
     # packed with their libraries).
     multiarch: str = "x86_64-linux-gnu"
@@ -120,6 +124,7 @@ ARM64 = Arch(
     # pauth-impdef swaps QARMA for qemu's cheaper hash: the same
     # instructions, so the same counts, in a fraction of TCG's time.
     cpu="max,pauth-impdef=on",
+    no_quiesce="no stack walk for quiesce on arm64 yet (PAC-signed return addresses)",
     # bl is a call, b a jump (R_AARCH64_CALL26 / JUMP26 name the target);
     # br is a jump through a register (the trampolines').  Atomics: the
     # exclusive pairs GCC emits without LSE (ldxr/stxr and their

@@ -180,7 +180,7 @@ def make_w1(kernel, extra=""):
               f"make -C {fi} KDIR={kdir} VFSFAST_FAULT_INJECT=1 {mv} && "
               f"rm -rf {out} && mkdir {out} && "
               f"cp {fi}/vfsfast.ko {out}/vfsfast-fi.ko && "
-              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in TEST_MODULES if m != 'vfsfast-fi')} {out}/")
+              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in test_module_names(kernel) if m != 'vfsfast-fi')} {out}/")
     p = _chroot_sh(kernel, script)
     return p.returncode == 0, p.stdout
 
@@ -268,6 +268,10 @@ def disassembly(path, arch=arch_mod.AMD64, argv=None):
     fn = None
     last = None
     regs = {}
+    # Where a branch may land, the registers hold what the other way in
+    # left there: what they were relocated against is forgotten there.
+    landings = set(re.findall(r"^\s+[0-9a-f]+:\s+(?:b|bl|b\.\w+|cbn?z|tbn?z)\s+"
+                              r"(?:\w+,\s*)*([0-9a-f]+) <", p.stdout, re.M))
     for line in p.stdout.splitlines():
         m = re.match(r"[0-9a-f]+ <([\w.]+)>:$", line)
         if m:
@@ -299,6 +303,8 @@ def disassembly(path, arch=arch_mod.AMD64, argv=None):
         if not m:
             continue
         mnem, ops = m.group(2), m.group(3)
+        if line.split(":")[0].strip() in landings:
+            regs = {}
         target = _base(m.group(4)) if arch.is_call(mnem) or arch.is_jump(mnem) else None
         atomic = arch.is_atomic(mnem, bool(m.group(1)))
         sym = None
@@ -312,6 +318,10 @@ def disassembly(path, arch=arch_mod.AMD64, argv=None):
             if first and not mnem.startswith(("st", "b", "cb", "tb", "ret", "cmp", "tst")):
                 dest = "x" + first.group(1)[1:]
                 regs.pop(dest, None)
+            if arch.is_call(mnem) or arch.is_jump(mnem) or mnem == "ret":
+                # A call clobbers the caller-saved registers; after a
+                # jump, the next instruction is reached from elsewhere.
+                regs = {}
         last = [mnem, target, atomic, sym, dest]
         out[fn].append(last)
     return {f: [tuple(i[:4]) for i in insns] for f, insns in out.items()}
@@ -496,10 +506,27 @@ TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace",
                 "vfsfast_nameuaf", "vfsfast-fi"]
 
 
+# The real livepatches among them: built where the kernel has LIVEPATCH
+# only (tests/modules/Kbuild).
+LIVEPATCH_TEST_MODULES = ["vfsfast_lp", "vfsfast_lp2", "vfsfast_lp_close"]
+
+
+def has_livepatch(kernel):
+    """Whether the kernel has LIVEPATCH (its base's configuration, as the
+    suite's other expectations: a debug build that lost it fails)."""
+    return kernel_config(kernel.base).get("CONFIG_LIVEPATCH") == "y"
+
+
+def test_module_names(kernel):
+    """TEST_MODULES that make_w1() builds for the kernel."""
+    return [m for m in TEST_MODULES
+            if has_livepatch(kernel) or m not in LIVEPATCH_TEST_MODULES]
+
+
 def test_modules(kernel):
     """{guest path: host path} of the test modules from the last make_w1()."""
     out = {}
-    for name in TEST_MODULES:
+    for name in test_module_names(kernel):
         src = os.path.join(kernel.chroot_dir,
                            _tmp(kernel, "vfsfast-testmods").lstrip("/"), f"{name}.ko")
         dst = os.path.join(kernel.build_dir, f"{name}.ko")

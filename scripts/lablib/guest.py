@@ -172,6 +172,12 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_VERSION": build.version(),
             "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
+            "VFSFAST_EXPECT_LIVEPATCH": "1" if build.has_livepatch(kernel) else "0",
+            # A kprobe on a function's entry is an ftrace user (x86), or a
+            # breakpoint beside it (arm64).
+            "VFSFAST_EXPECT_KPROBES_ON_FTRACE":
+                "1" if build.kernel_config(kernel.base).get("CONFIG_KPROBES_ON_FTRACE") == "y"
+                else "0",
             "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }
         # VFSFAST_EXPECT_UPSTREAM_* and the rest generated from opts.OPTS.
