@@ -268,10 +268,13 @@ def disassembly(path, arch=arch_mod.AMD64, argv=None):
     fn = None
     last = None
     regs = {}
-    # Where a branch may land, the registers hold what the other way in
-    # left there: what they were relocated against is forgotten there.
-    landings = set(re.findall(r"^\s+[0-9a-f]+:\s+(?:b|bl|b\.\w+|cbn?z|tbn?z)\s+"
-                              r"(?:\w+,\s*)*([0-9a-f]+) <", p.stdout, re.M))
+    # Where a forward branch lands, the registers hold what the other way
+    # in left there: what they were relocated against is forgotten there.
+    # A backward branch closes a loop (an exclusive pair's retry): its
+    # body is read once, from the way in before it.
+    landings = {t for a, t in re.findall(r"^\s+([0-9a-f]+):\s+(?:b|bl|b\.\w+|cbn?z|tbn?z)\s+"
+                                         r"(?:\w+,\s*)*([0-9a-f]+) <", p.stdout, re.M)
+                if int(t, 16) > int(a, 16)}
     for line in p.stdout.splitlines():
         m = re.match(r"[0-9a-f]+ <([\w.]+)>:$", line)
         if m:
