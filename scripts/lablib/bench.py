@@ -19,7 +19,7 @@ import re
 import shlex
 import subprocess
 
-from . import ab, build, debian, guest, opts, util, vm
+from . import ab, arch, build, debian, guest, opts, util, vm
 
 # What each benchmark measures: the knobs it switches together (the
 # guest job's workload set, WORKLOADS below, is theirs: opts.OPTS),
@@ -240,10 +240,13 @@ def _fmt(x, f):
     return "" if x is None else format(x, f)
 
 
-def table(results, rounds, iterations, opt="readlink"):
+def table(results, rounds, iterations, opt="readlink", arches=None):
+    """The markdown table of bench results; arches: the kernels'
+    architectures (what the header says of the guests' CPU)."""
     wset = bench_job(opt)[0]
     lines = [
-        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0, {vm.cost_model_label()}; "
+        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0, "
+        f"{vm.arch_cpu_label(arches or [arch.AMD64])}; "
         f"vfsfast-ab in the guest, "
         f"{rounds} pairs (rounds) of off, on and passthrough in random order, {iterations} "
         f"calls per run; medians; delta = geometric mean of the per-round on/off ratios; "
@@ -388,7 +391,7 @@ def main(kernels, opt, rounds, iterations, out=None, backends=None):
         futs = {k.name: pool.submit(run, k, opt, rounds, iterations, disk, backends)
                 for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
-    text = table(results, rounds, iterations, opt)
+    text = table(results, rounds, iterations, opt, [k.arch for k in kernels])
     if opt in ("fsnotify", "fsnotify_all"):
         text += "\n" + recovery_table(recovery(results))
     print(text)

@@ -146,6 +146,13 @@ def cost_model_label():
     return f"cost model {_cost_model} (-cpu {icount_cpu()})"
 
 
+def arch_cpu_label(arches):
+    """What a table of kernels of @arches says of its guests' CPU: the
+    cost model's label for amd64, the fixed -cpu of any other."""
+    return "; ".join(cost_model_label() if not a.cpu else f"{a}: -cpu {a.cpu}"
+                     for a in dict.fromkeys(arches))
+
+
 def fast_strings_offered(cpu):
     """The fast-string features a qemu -cpu argument offers: of those this
     qemu knows, every one max has (all it knows) and the argument does

@@ -41,8 +41,14 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#ifndef AUDIT_ARCH_X86_64
-#define AUDIT_ARCH_X86_64	0xc000003e
+/*
+ * The rule matches this program's own system call table: audit numbers
+ * the calls per architecture (linux/audit.h, AUDIT_ARCH_*).
+ */
+#if defined(__aarch64__)
+#define AUDIT_ARCH_SELF		0xc00000b7	/* AUDIT_ARCH_AARCH64 */
+#else
+#define AUDIT_ARCH_SELF		0xc000003e	/* AUDIT_ARCH_X86_64 */
 #endif
 
 static int nl;
@@ -113,7 +119,7 @@ static struct audit_rule_data *rule(size_t *len)
 	r->field_count = 2;
 	r->fields[0] = AUDIT_ARCH;
 	r->fieldflags[0] = AUDIT_EQUAL;
-	r->values[0] = AUDIT_ARCH_X86_64;
+	r->values[0] = AUDIT_ARCH_SELF;
 	r->fields[1] = AUDIT_PPID;
 	r->fieldflags[1] = AUDIT_EQUAL;
 	r->values[1] = getpid();
