@@ -19,7 +19,7 @@ import re
 import shlex
 import subprocess
 
-from . import ab, build, debian, guest, opts, util, vm
+from . import ab, arch, build, debian, guest, opts, util, vm
 
 # What each benchmark measures: the knobs it switches together (the
 # guest job's workload set, WORKLOADS below, is theirs: opts.OPTS),
@@ -190,13 +190,13 @@ def raw_rounds(csv_text):
     return out
 
 
-def run(kernel, opt, rounds, iterations, disk, backends=None):
+def run(kernel, opt, rounds, iterations, disk, backends=None, append=""):
     """One kernel's benchmark (kernel: a kernel.Kernel); returns (data,
     status, summaries): data {(backend, workload, mode): [values]} from
     raw.csv, status "<state> <upstream>" of the first knob, summaries
     {(backend, workload): {compare: summary.json row}}."""
     kernel.ensure()
-    ko, log = build.dkms_install(kernel)
+    ko, log = build.guest_module(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     offered = build.expected_backends(kernel)
@@ -205,7 +205,7 @@ def run(kernel, opt, rounds, iterations, disk, backends=None):
     util.log(f"{kernel}: {opt} benchmark (vfsfast-ab in the guest), backends "
              f"{' '.join(backends)}, {rounds} rounds x {iterations} calls")
     res = guest.run_job(kernel, job_text(opt, rounds, iterations, backends), ko, disk=disk,
-                        icount=True, timeout=900 * max(1, len(backends)),
+                        icount=True, timeout=900 * max(1, len(backends)), append=append,
                         extra_files=debian.chroot_programs(kernel, ["/usr/bin/hackbench"])
                         if wset == "io" else None)
     report, files = ab.checked_output(kernel, res, RC_MARK, "benchmark")
@@ -240,10 +240,15 @@ def _fmt(x, f):
     return "" if x is None else format(x, f)
 
 
-def table(results, rounds, iterations, opt="readlink"):
+def table(results, rounds, iterations, opt="readlink", arches=None, append=""):
+    """The markdown table of bench results; arches: the kernels'
+    architectures (what the header says of the guests' CPU); append: the
+    guests' extra kernel arguments."""
     wset = bench_job(opt)[0]
     lines = [
-        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0, {vm.cost_model_label()}; "
+        f"{BENCHES[opt][1]} (qemu TCG, 1 vCPU, -icount shift=0, "
+        f"{vm.arch_cpu_label(arches or [arch.AMD64])}; "
+        f"{f'kernel arguments {append}; ' if append else ''}"
         f"vfsfast-ab in the guest, "
         f"{rounds} pairs (rounds) of off, on and passthrough in random order, {iterations} "
         f"calls per run; medians; delta = geometric mean of the per-round on/off ratios; "
@@ -379,16 +384,17 @@ def recovery_table(rows):
     return "\n".join(lines)
 
 
-def main(kernels, opt, rounds, iterations, out=None, backends=None):
+def main(kernels, opt, rounds, iterations, out=None, backends=None, append=""):
     """`vfsfast-lab bench`: kernels are kernel.Kernel objects; the results
-    are keyed by their names (recovery() looks for legacy's)."""
+    are keyed by their names (recovery() looks for legacy's); append:
+    kernel arguments the guests add (the table says so)."""
     disk = guest.ext4_image()
     # Instruction counts do not depend on host load: run kernels side by side.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futs = {k.name: pool.submit(run, k, opt, rounds, iterations, disk, backends)
+        futs = {k.name: pool.submit(run, k, opt, rounds, iterations, disk, backends, append)
                 for k in kernels}
         results = {k: f.result() for k, f in futs.items()}
-    text = table(results, rounds, iterations, opt)
+    text = table(results, rounds, iterations, opt, [k.arch for k in kernels], append)
     if opt in ("fsnotify", "fsnotify_all"):
         text += "\n" + recovery_table(recovery(results))
     print(text)

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 
+from . import arch as arch_mod
 from . import debian, util
 
 # What a DKMS source tree (and a release tarball) holds, and the command
@@ -131,6 +132,17 @@ def dkms_install(kernel):
     return out, log
 
 
+def guest_module(kernel):
+    """The module a kernel's guests load, (ko path or None, log): what
+    `make dkms-install` installed, or for a kernel of another
+    architecture, whose DKMS cross build is not done yet, the W=1 cross
+    build (make_cross())."""
+    if kernel.cross:
+        ko, log, _ = make_cross(kernel)
+        return ko, log
+    return dkms_install(kernel)
+
+
 def uncompressed_copy(src, out):
     """Copy an installed module (.ko, .ko.xz or .ko.zst) to out, as .ko."""
     if src.endswith(".xz"):
@@ -162,12 +174,13 @@ def make_w1(kernel, extra=""):
     kdir = f"/usr/src/linux-headers-{kver}"
     out = _tmp(kernel, "vfsfast-testmods")
     # Through the top-level Makefile, as `make KDIR=...` in the README.
-    script = (f"make -C {w1} KDIR={kdir} W=1 {extra} && "
-              f"make -C {kdir} M={w1}/tests/modules modules && "
-              f"make -C {fi} KDIR={kdir} VFSFAST_FAULT_INJECT=1 && "
+    mv = kernel.make_vars
+    script = (f"make -C {w1} KDIR={kdir} W=1 {mv} {extra} && "
+              f"make -C {kdir} M={w1}/tests/modules {mv} modules && "
+              f"make -C {fi} KDIR={kdir} VFSFAST_FAULT_INJECT=1 {mv} && "
               f"rm -rf {out} && mkdir {out} && "
               f"cp {fi}/vfsfast.ko {out}/vfsfast-fi.ko && "
-              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in TEST_MODULES if m != 'vfsfast-fi')} {out}/")
+              f"cp {' '.join(f'{w1}/tests/modules/{m}.ko' for m in test_module_names(kernel) if m != 'vfsfast-fi')} {out}/")
     p = _chroot_sh(kernel, script)
     return p.returncode == 0, p.stdout
 
@@ -176,10 +189,10 @@ def make_w1(kernel, extra=""):
 def make_cross(kernel):
     """The module cross-built for a kernel of another architecture
     (kernel.cross), with W=1, through the top-level Makefile as `make
-    KDIR=...` in the README, with the kernel's ARCH and CROSS_COMPILE.
-    DKMS, the test modules and the objdump checks wait for booting such a
-    kernel.  Returns (ko path or None, log, modinfo): None also when the
-    compiler warned."""
+    KDIR=...` in the README, with the kernel's ARCH and CROSS_COMPILE:
+    the module such a kernel's guests load (DKMS does not cross-build
+    yet, guest_module()).  Returns (ko path or None, log, modinfo): None
+    also when the compiler warned."""
     root = kernel.chroot_dir
     tree = _tmp(kernel, "vfsfast-cross")
     copy_sources(os.path.join(root, tree.lstrip("/")))
@@ -235,41 +248,98 @@ def _base(fn):
     return fn.split(".")[0] if fn else fn
 
 
-def disassembly(path):
-    """{function: [(mnemonic, target or None, locked, reloc_sym or None)]}
+def disassembly(path, arch=arch_mod.AMD64, argv=None):
+    """{function: [(mnemonic, target or None, atomic, reloc_sym or None)]}
     of an object, from objdump -dr: every branch with its real target (a
-    relocation names it), and every instruction with a lock prefix with
-    the symbol its memory operand is relocated against, if any."""
-    p = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", path],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    relocation names it), and every atomic read-modify-write (x86: an
+    instruction with a lock prefix; arm64: arch.Disasm.atomic) with the
+    symbol its memory operand is relocated against, if any.  On x86 the
+    relocation is the instruction's own; on arm64 an address is built in
+    a register first (adrp, then add or ldr with :lo12:), so the symbol
+    is the one last relocated into the atomic's base register, and any
+    other write of that register (the per-CPU offset added to it) forgets
+    it.  argv: the objdump command, when not the host's (a cross
+    objdump in the kernel's chroot), path then its last argument."""
+    argv = argv or ["objdump", "-dr", "--no-show-raw-insn"]
+    p = subprocess.run(argv + [path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    reloc = arch.disasm.reloc
     out = {}
     fn = None
     last = None
+    regs = {}
+    # Where a forward branch lands, the registers hold what the other way
+    # in left there: what they were relocated against is forgotten there.
+    # A backward branch closes a loop (an exclusive pair's retry): its
+    # body is read once, from the way in before it.
+    landings = {t for a, t in re.findall(r"^\s+([0-9a-f]+):\s+(?:b|bl|b\.\w+|cbn?z|tbn?z)\s+"
+                                         r"(?:\w+,\s*)*([0-9a-f]+) <", p.stdout, re.M)
+                if int(t, 16) > int(a, 16)}
     for line in p.stdout.splitlines():
         m = re.match(r"[0-9a-f]+ <([\w.]+)>:$", line)
         if m:
             fn = _base(m.group(1))
             out.setdefault(fn, [])
             last = None
+            regs = {}
             continue
         if fn is None:
             continue
-        m = re.match(r"\s+[0-9a-f]+:\s+(lock\s+)?(\w+)\s*(\S*)(?:\s+<([\w.]+)(?:[+-]0x[0-9a-f]+)?>)?", line)
-        if m and not re.match(r"\s+[0-9a-f]+: R_X86_64_", line):
-            mnem = m.group(2)
-            target = _base(m.group(4)) if mnem.startswith(("call", "jmp")) else None
-            last = [mnem, target, bool(m.group(1)), None]
-            out[fn].append(last)
+        # A relocation names the real target of the instruction before it,
+        # or (arm64) the symbol its destination register now points into.
+        m = re.match(r"\s+[0-9a-f]+: " + reloc + r"\w+\s+([\w.]+)", line)
+        if m:
+            if last is not None:
+                sym = _base(m.group(1))
+                if arch.is_call(last[0]) or arch.is_jump(last[0]):
+                    last[1] = sym
+                # An address built into a register: adrp, then add :lo12:
+                # (an ldr :lo12: loads what is there, no address of it).
+                if last[4] and last[0] in ("adrp", "add"):
+                    regs[last[4]] = sym
+                if last[2] and not last[3]:
+                    last[3] = sym
+                last = None
             continue
-        # A relocation names the real target of the instruction before it.
-        m = re.match(r"\s+[0-9a-f]+: R_X86_64_\w+\s+([\w.]+)", line)
-        if m and last is not None:
-            sym = _base(m.group(1))
-            if last[0].startswith(("call", "jmp")):
-                last[1] = sym
-            last[3] = sym
-            last = None
-    return out
+        m = re.match(r"\s+[0-9a-f]+:\s+(lock\s+)?([\w.]+)\s*(\S*)(?:\s+<([\w.]+)"
+                     r"(?:[+-]0x[0-9a-f]+)?>)?", line)
+        if not m:
+            continue
+        mnem, ops = m.group(2), m.group(3)
+        if line.split(":")[0].strip() in landings:
+            regs = {}
+        target = _base(m.group(4)) if arch.is_call(mnem) or arch.is_jump(mnem) else None
+        atomic = arch.is_atomic(mnem, bool(m.group(1)))
+        sym = None
+        dest = None
+        if arch.name != "amd64":
+            # The base register of a memory operand, "[x0]" or "[x0, #8]".
+            base = re.search(r"\[(\w+)", line)
+            if atomic and base:
+                sym = regs.get(base.group(1).replace("w", "x", 1))
+            first = re.match(r"([xw]\d+)", ops)
+            if first and not mnem.startswith(("st", "b", "cb", "tb", "ret", "cmp", "tst")):
+                dest = "x" + first.group(1)[1:]
+                regs.pop(dest, None)
+            if arch.is_call(mnem) or arch.is_jump(mnem) or mnem == "ret":
+                # A call clobbers the caller-saved registers; after a
+                # jump, the next instruction is reached from elsewhere.
+                regs = {}
+        last = [mnem, target, atomic, sym, dest]
+        out[fn].append(last)
+    return {f: [tuple(i[:4]) for i in insns] for f, insns in out.items()}
+
+
+def kernel_disassembly(kernel, path):
+    """disassembly() of an object the kernel's chroot built (host path),
+    with the kernel architecture's objdump (the chroot's, for a cross
+    build: the host's has no other target)."""
+    if not kernel.cross:
+        return disassembly(path)
+    inner = "/" + os.path.relpath(path, kernel.chroot_dir)
+    return disassembly(inner, kernel.arch,
+                       ["chroot", kernel.chroot_dir, kernel.arch.tool("objdump"), "-dr",
+                        "--no-show-raw-insn"])
 
 
 def _w1_object(kernel, obj):
@@ -284,15 +354,15 @@ def tail_call_problems(kernel):
     ...), fstatat_empty where upstream has it)."""
     problems = []
     for obj, funcs in tail_calls().items():
-        code = disassembly(_w1_object(kernel, obj))
+        code = kernel_disassembly(kernel, _w1_object(kernel, obj))
         for f, callees in funcs.items():
             if f not in code:
                 continue
             for c in callees:
-                kinds = {i[0][:4] for i in code[f] if i[1] == c}
-                if "call" in kinds:
+                insns = [i[0] for i in code[f] if i[1] == c]
+                if any(kernel.arch.is_call(i) for i in insns):
                     problems.append(f"{f}: call {c}")
-                elif "jmp" not in kinds:
+                elif not any(kernel.arch.is_jump(i) for i in insns):
                     problems.append(f"{f}: no jmp to {c}")
     return problems
 
@@ -306,11 +376,11 @@ def stock_call_problems(kernel):
     problems = []
     for src in sorted(glob.glob(os.path.join(util.repo_dir(), "module/opt_*.c"))):
         obj = "module/" + os.path.basename(src)[:-2] + ".o"
-        code = disassembly(_w1_object(kernel, obj))
+        code = kernel_disassembly(kernel, _w1_object(kernel, obj))
         allowed = bounded.get(obj, {})
         for f, insns in code.items():
             for mnem, target, _, _ in insns:
-                if (mnem.startswith("call") and target and target.startswith("vfsfast_stock_")
+                if (kernel.arch.is_call(mnem) and target and target.startswith("vfsfast_stock_")
                         and target not in allowed.get(f, [])):
                     problems.append(f"{f}: call {target}")
     return sorted(set(problems))
@@ -333,7 +403,7 @@ def global_atomic_problems(kernel):
     for glob_ in HOT_OBJECTS.split():
         for src in sorted(glob.glob(os.path.join(util.repo_dir(), glob_))):
             obj = "module/" + os.path.basename(src)[:-2] + ".o"
-            code = disassembly(_w1_object(kernel, obj))
+            code = kernel_disassembly(kernel, _w1_object(kernel, obj))
             skip = rare.get(obj, {})
             for f, insns in code.items():
                 if f in skip:
@@ -341,7 +411,7 @@ def global_atomic_problems(kernel):
                 for mnem, target, locked, sym in insns:
                     if locked and sym:
                         problems.append(f"{f}: lock {mnem} on {sym}")
-                    elif mnem.startswith("call") and target in GLOBAL_REFCOUNT_CALLS:
+                    elif kernel.arch.is_call(mnem) and target in GLOBAL_REFCOUNT_CALLS:
                         problems.append(f"{f}: call {target}")
     return sorted(set(problems))
 
@@ -360,11 +430,12 @@ def make_example(kernel, wrong_proto=False):
     shutil.copyfile(os.path.join(util.repo_dir(), "tests/build/opt_example.c"),
                     os.path.join(tree, "module/opt_example.c"))
     flags = " KCFLAGS=-DVFSFAST_EXAMPLE_WRONG_PROTO" if wrong_proto else ""
-    p = _chroot_sh(kernel, f"make -C {work} KDIR=/usr/src/linux-headers-{kernel.kver} W=1{flags}")
+    p = _chroot_sh(kernel, f"make -C {work} KDIR=/usr/src/linux-headers-{kernel.kver} W=1{flags} "
+                   f"{kernel.make_vars}")
     if p.returncode:
         return False, p.stdout, "", ""
     info = _chroot_sh(kernel, f"/sbin/modinfo {work}/vfsfast.ko").stdout
-    syms = _chroot_sh(kernel, f"nm {work}/vfsfast.ko").stdout
+    syms = _chroot_sh(kernel, f"{kernel.arch.tool('nm')} {work}/vfsfast.ko").stdout
     return True, p.stdout, info, syms
 
 
@@ -438,10 +509,27 @@ TEST_MODULES = ["vfsfast_holder", "vfsfast_lp", "vfsfast_lp2", "vfsfast_kfrace",
                 "vfsfast_nameuaf", "vfsfast-fi"]
 
 
+# The real livepatches among them: built where the kernel has LIVEPATCH
+# only (tests/modules/Kbuild).
+LIVEPATCH_TEST_MODULES = ["vfsfast_lp", "vfsfast_lp2", "vfsfast_lp_close"]
+
+
+def has_livepatch(kernel):
+    """Whether the kernel has LIVEPATCH (its base's configuration, as the
+    suite's other expectations: a debug build that lost it fails)."""
+    return kernel_config(kernel.base).get("CONFIG_LIVEPATCH") == "y"
+
+
+def test_module_names(kernel):
+    """TEST_MODULES that make_w1() builds for the kernel."""
+    return [m for m in TEST_MODULES
+            if has_livepatch(kernel) or m not in LIVEPATCH_TEST_MODULES]
+
+
 def test_modules(kernel):
     """{guest path: host path} of the test modules from the last make_w1()."""
     out = {}
-    for name in TEST_MODULES:
+    for name in test_module_names(kernel):
         src = os.path.join(kernel.chroot_dir,
                            _tmp(kernel, "vfsfast-testmods").lstrip("/"), f"{name}.ko")
         dst = os.path.join(kernel.build_dir, f"{name}.ko")

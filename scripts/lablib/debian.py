@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 
+from . import arch as arch_mod
 from . import kernel as kernel_mod
 from . import util
 
@@ -362,10 +363,9 @@ for _flavour, _suffix in FLAVOURS.items():
                                               KIND, flavour=_flavour))
 
 
-# Debian's kernels of other architectures, so far only cross-built for
-# (issue 49, Documentation/arm64-plan.md): lab name -> (the amd64 kernel of
-# the same ABI, whose release's chroot builds, and the architecture).
-# Only `vfsfast-lab build` takes them.
+# Debian's kernels of other architectures (issue 49,
+# Documentation/arm64-plan.md): lab name -> (the amd64 kernel of the same
+# ABI, whose release's chroot builds for it, and the architecture).
 CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64")}
 
 # What a release's chroot adds for a cross build, by architecture; only
@@ -373,47 +373,119 @@ CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64")}
 # The release's default cross compiler is the version its kernel was
 # built with (trixie: gcc-14, checked against the headers' .config).
 CROSS_PACKAGES = {"arm64": ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
+                            # the guests' static test programs
+                            "libc6-dev-arm64-cross",
                             # kernel-doc under W=1 needs Pod::Usage
                             "perl"]}
-CROSS_TRIPLETS = {"arm64": "aarch64-linux-gnu"}
 
 
 class CrossKind(DebianKind):
     """Debian's kernels of another architecture: built for in the release's
     amd64 chroot, whose amd64 headers already brought linux-kbuild (host
     tools, the same for every architecture) and the -common tree.  The
-    kernel's own headers package is downloaded and unpacked aside, never
-    installed: apt would pull in the architecture's gcc and image."""
+    kernel's own packages (headers, image with its modules) and the
+    guests' busybox are downloaded and unpacked aside, never installed:
+    apt would pull in the architecture's gcc and libc."""
+
+    def _abi(self, k):
+        base = kernel_mod.get(CROSS_KERNELS[k.name][0])
+        return base, base.kver[:-len(base.flavour)]
+
+    def release(self, k):
+        return self._abi(k)[1] + k.flavour
 
     def ensure(self, k):
-        """The chroot with the cross compiler and k's headers; returns the
-        headers' directory.  The image comes with booting (not yet)."""
+        """The chroot with the cross compiler and k's headers, the image
+        and modules unpacked into kernel_dir(k), and the busybox; returns
+        kernel_dir(k)."""
         root = ensure_chroot(k.release)
-        base = kernel_mod.get(CROSS_KERNELS[k.name][0])
-        abi = base.kver[:-len(base.flavour)]
+        base, abi = self._abi(k)
         tree = f"linux-headers-{abi}{k.flavour}"
-        gcc = os.path.join(root, f"usr/bin/{CROSS_TRIPLETS[k.arch]}-gcc")
-        if os.path.isdir(os.path.join(root, "usr/src", tree)) and os.path.exists(gcc):
-            return os.path.join(root, "usr/src", tree)
-        util.log(f"{k}: installing the cross compiler and unpacking {tree} in {root}")
-        # The headers of exactly the amd64 tree's version: the -common
-        # tree and linux-kbuild are that version's.
+        gcc = os.path.join(root, f"usr/bin/{k.arch.tool('gcc')}")
+        stamp = os.path.join(root, f".vfsfast-cross-{k.arch}")
+        packages = CROSS_PACKAGES[str(k.arch)]
+        have = open(stamp).read().split() if os.path.exists(stamp) else []
+        if (not os.path.isdir(os.path.join(root, "usr/src", tree)) or not os.path.exists(gcc)
+                or any(p not in have for p in packages)):
+            util.log(f"{k}: installing the cross compiler and unpacking {tree} in {root}")
+            # The headers of exactly the amd64 tree's version: the -common
+            # tree and linux-kbuild are that version's.
+            script = f"""
+                dpkg --add-architecture {k.arch}
+                apt-get update -q
+                apt-get install -y -q {' '.join(packages)}
+                ver=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})
+                rm -rf /var/tmp/vfsfast-cross && mkdir -p /var/tmp/vfsfast-cross
+                cd /var/tmp/vfsfast-cross
+                apt-get download -q {tree}:{k.arch}="$ver"
+                dpkg-deb -x {tree}_*.deb x
+                rm -rf /usr/src/{tree}
+                cp -a x/usr/src/{tree} /usr/src/
+                cd / && rm -rf /var/tmp/vfsfast-cross
+            """
+            with mounted(root):
+                in_chroot(root, script, quiet=True)
+            with open(stamp, "w") as f:
+                f.write("\n".join(packages) + "\n")
+        self._unpack(k, k.kernel_dir, f"linux-image-{k.kver}-unsigned", base, check="image")
+        self._unpack(k, self._busybox_dir(k), "busybox-static", base, check="busybox")
+        return k.kernel_dir
+
+    def _unpack(self, k, dest, package, base, check):
+        """Download @package of k's architecture in the release's chroot
+        (of the amd64 kernel's version, for a kernel package) and unpack
+        it into @dest, once."""
+        stamp = os.path.join(dest, ".vfsfast-ready")
+        if os.path.exists(stamp):
+            return
+        root = k.chroot_dir
+        if os.path.exists(dest):
+            shutil.rmtree(dest)
+        util.log(f"{k}: downloading {package}:{k.arch}")
+        pin = "" if not package.startswith("linux-") else \
+            f"=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})"
         script = f"""
-            dpkg --add-architecture {k.arch}
-            apt-get update -q
-            apt-get install -y -q {' '.join(CROSS_PACKAGES[k.arch])}
-            ver=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})
-            rm -rf /var/tmp/vfsfast-cross && mkdir -p /var/tmp/vfsfast-cross
-            cd /var/tmp/vfsfast-cross
-            apt-get download -q {tree}:{k.arch}="$ver"
-            dpkg-deb -x {tree}_*.deb x
-            rm -rf /usr/src/{tree}
-            cp -a x/usr/src/{tree} /usr/src/
-            cd / && rm -rf /var/tmp/vfsfast-cross
+            rm -rf /var/tmp/vfsfast-get && mkdir -p /var/tmp/vfsfast-get
+            cd /var/tmp/vfsfast-get
+            apt-get download -q {package}:{k.arch}{pin}
         """
         with mounted(root):
             in_chroot(root, script, quiet=True)
-        return os.path.join(root, "usr/src", tree)
+        debs = glob.glob(os.path.join(root, "var/tmp/vfsfast-get/*.deb"))
+        if len(debs) != 1:
+            util.die(f"{k}: downloading {package}:{k.arch} gave {debs}")
+        os.makedirs(dest)
+        util.run(["dpkg-deb", "-x", debs[0], dest])
+        shutil.rmtree(os.path.join(root, "var/tmp/vfsfast-get"))
+        if check == "image" and not k.image:
+            util.die(f"{k}: no vmlinuz in {debs[0]}")
+        if check == "busybox" and not os.path.exists(os.path.join(dest, "usr/bin/busybox")):
+            util.die(f"{k}: no usr/bin/busybox in {debs[0]}")
+        open(stamp, "w").close()
+
+    def _busybox_dir(self, k):
+        return os.path.join(util.cache_dir(), "arch", str(k.arch), "busybox-static")
+
+    def busybox(self, k):
+        return os.path.join(self._busybox_dir(k), "usr/bin/busybox")
+
+    def compile_static(self, k, src, exe, flags):
+        """With the release's cross compiler in its chroot: the source is
+        copied in and the program out."""
+        root = k.chroot_dir
+        work = f"/var/tmp/vfsfast-guestcc-{k.arch}"
+        host_work = os.path.join(root, work.lstrip("/"))
+        if os.path.exists(host_work):
+            shutil.rmtree(host_work)
+        # The file and the headers beside it, which it includes.
+        shutil.copytree(os.path.dirname(src), host_work,
+                        ignore=shutil.ignore_patterns("*.o", "__pycache__"))
+        name = os.path.basename(src)
+        in_chroot(root, f"cd {work} && {k.arch.tool('gcc')} {' '.join(flags)} -static "
+                  f"-o prog {name}", quiet=True)
+        shutil.copyfile(os.path.join(host_work, "prog"), exe)
+        os.chmod(exe, 0o755)
+        shutil.rmtree(host_work)
 
     def kernel_dir(self, k):
         return os.path.join(util.cache_dir(), "kernels", k.kver)
@@ -425,7 +497,7 @@ CROSS_KIND = CrossKind()
 for _name, (_base, _arch) in CROSS_KERNELS.items():
     _facts = KERNELS[_base]
     kernel_mod.register(kernel_mod.Kernel(_name, _facts["release"], _facts["gcc"], CROSS_KIND,
-                                          flavour=_arch, arch=_arch))
+                                          flavour=_arch, arch=arch_mod.get(_arch)))
 
 
 def setup(kernels):

@@ -22,9 +22,12 @@ GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]
 ABI_DOC = "Documentation/ABI/testing/sysfs-kernel-vfsfast"
 
 
-def guest_programs():
-    """Static test programs, built on the host (they run on any kernel)."""
-    out = os.path.join(util.cache_dir(), "guest-bin")
+def guest_programs(kernel):
+    """Static test programs for the kernel's architecture (they run on
+    any kernel of it): built on the host, or with the cross compiler of
+    the kernel's chroot (kernel.Kernel.compile_static)."""
+    out = os.path.join(util.cache_dir(), "guest-bin" if not kernel.cross else
+                       f"guest-bin-{kernel.arch}")
     os.makedirs(out, exist_ok=True)
     src = os.path.join(util.repo_dir(), "tests/guest/src")
     wl = os.path.join(util.repo_dir(), "scripts/workloads")
@@ -37,12 +40,14 @@ def guest_programs():
                           if os.path.exists(os.path.join(d, h))]
             newest = max(os.path.getmtime(f) for f in deps)
             if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
-                util.run(["gcc", "-O2", "-static", "-pthread", "-Wall", "-Wextra", "-Werror",
-                          "-o", exe, c], quiet=True)
+                kernel.compile_static(c, exe, ["-O2", "-pthread", "-Wall", "-Wextra",
+                                               "-Werror"])
             progs[f"/lab/bin/{name}"] = exe
     for name in GUEST_SCRIPTS:
         progs[f"/lab/bin/{name}"] = os.path.join(util.repo_dir(), "scripts", name)
-    progs.update(latency_programs(wl, out))
+    if not kernel.cross:
+        # The host's libbpf and clang target the host's architecture.
+        progs.update(latency_programs(wl, out))
     return progs
 
 
@@ -148,7 +153,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
         abi_path = os.path.join(jobs_dir, "abi.txt")
         with open(abi_path, "w") as f:
             f.write("".join(f"{m} {p}\n" for m, p in entries))
-        files = dict(guest_programs())
+        files = dict(guest_programs(kernel))
         files["/lab/job.sh"] = job_path
         files["/lab/abi.txt"] = abi_path
         if disk:
@@ -167,6 +172,12 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_VERSION": build.version(),
             "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
+            "VFSFAST_EXPECT_LIVEPATCH": "1" if build.has_livepatch(kernel) else "0",
+            # A kprobe on a function's entry is an ftrace user (x86), or a
+            # breakpoint beside it (arm64).
+            "VFSFAST_EXPECT_KPROBES_ON_FTRACE":
+                "1" if build.kernel_config(kernel.base).get("CONFIG_KPROBES_ON_FTRACE") == "y"
+                else "0",
             "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }
         # VFSFAST_EXPECT_UPSTREAM_* and the rest generated from opts.OPTS.

@@ -11,8 +11,8 @@ guest memory and timeouts) and the kinds of kernel register theirs:
   debugk.py   5.10-debug, 6.12-debug (built by the lab, kbuild.BuiltKind)
 
 kernels.py imports all three and is what the rest of the lab asks
-(kernels.get(name)).  This module imports nothing of the lab but util, so
-that it sits at the bottom of the import graph (tests/host/
+(kernels.get(name)).  This module imports nothing of the lab but util and
+arch, so that it sits at the bottom of the import graph (tests/host/
 lablib_imports_test.py checks there is no cycle).
 """
 
@@ -20,7 +20,9 @@ import dataclasses
 import glob
 import os
 import re
+import shutil
 
+from . import arch as arch_mod
 from . import util
 
 # Guest memory and timeouts.  The debug kernels (KASAN, lockdep, KFENCE)
@@ -30,10 +32,6 @@ from . import util
 MEMORY_MB = 1024
 DEBUG_MEMORY_MB = 2048
 DEBUG_TIMEOUT_SCALE = 4
-
-
-# make's variables for a cross build, by the kernel's architecture.
-CROSS_MAKE_VARS = {"arm64": "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"}
 
 
 def chroot_dir(release):
@@ -82,6 +80,16 @@ class Kind:
         """Where the lab keeps what it downloaded or built for the kernel."""
         raise NotImplementedError
 
+    def busybox(self, k):
+        """Host path of the static busybox the kernel's guests run: the
+        host's own, of the host's architecture."""
+        return shutil.which("busybox") or "/bin/busybox"
+
+    def compile_static(self, k, src, exe, flags):
+        """Compile one C file into a static program for the kernel's
+        guests with the host's gcc (the host's architecture)."""
+        util.run(["gcc"] + flags + ["-static", "-o", exe, src], quiet=True)
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Kernel:
@@ -104,9 +112,10 @@ class Kernel:
     base_name: str = None
     debug: bool = False
     flavour: str = "amd64"
-    # The architecture the kernel runs on: an arm64 kernel is built for in
-    # its release's amd64 chroot with the cross compiler (make_vars).
-    arch: str = "amd64"
+    # The architecture the kernel runs on (arch.Arch; str() is Debian's
+    # name): an arm64 kernel is built for in its release's amd64 chroot
+    # with the cross compiler (make_vars), and boots in its own qemu.
+    arch: arch_mod.Arch = arch_mod.AMD64
 
     def __str__(self):
         return self.name
@@ -128,16 +137,14 @@ class Kernel:
 
     @property
     def cross(self):
-        """Built for with a cross compiler (and never booted, yet)."""
-        return self.arch != "amd64"
+        """Built for with a cross compiler."""
+        return self.arch.cross
 
     @property
     def make_vars(self):
         """What every make for the kernel adds on its command line: a cross
-        build's ARCH and CROSS_COMPILE.  Bookworm's (and bullseye's) arm64
-        headers set CROSS_COMPILE only within a Debian package build, so
-        it is always given."""
-        return CROSS_MAKE_VARS.get(self.arch, "")
+        build's ARCH and CROSS_COMPILE (arch.Arch.make_vars)."""
+        return self.arch.make_vars
 
     @property
     def memory_mb(self):
@@ -212,6 +219,15 @@ class Kernel:
 
     def ensure(self):
         return self.kind.ensure(self)
+
+    @property
+    def busybox(self):
+        """Host path of the busybox of the kernel's guests (after ensure())."""
+        return self.kind.busybox(self)
+
+    def compile_static(self, src, exe, flags):
+        """A static program for the kernel's guests, from one C file."""
+        return self.kind.compile_static(self, src, exe, flags)
 
     def _find(self, patterns):
         for pat in patterns:

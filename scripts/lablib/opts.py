@@ -54,6 +54,19 @@ def covers(name):
     raise KeyError(f"no VFSFAST_OPTIMIZATION({name}, ...) in {MODULE_DIR}")
 
 
+def has_observers(name):
+    """Whether optimization @name has observers (targets of kind observe
+    in the file of its VFSFAST_OPTIMIZATION()), whose enable waits for
+    every task to leave their stock code (quiesce.c): read from the
+    module, not repeated."""
+    for path in sorted(glob.glob(os.path.join(MODULE_DIR, "opt_*.c"))):
+        with open(path) as f:
+            text = f.read()
+        if re.search(rf"^VFSFAST_OPTIMIZATION\({name},", text, re.M):
+            return re.search(r"\bobserve,", text) is not None
+    raise KeyError(f"no VFSFAST_OPTIMIZATION({name}, ...) in {MODULE_DIR}")
+
+
 def _readlink_upstream(k):
     """fs.h defines IOP_CACHED_LINK: symlink lengths cached (6.14)."""
     return re.search(r"#define\s+IOP_CACHED_LINK\b", k.header_text("linux/fs.h")) is not None
@@ -204,9 +217,19 @@ class Opt:
         """Why k cannot have it at all (the status line's reason), or None."""
         return self.lacks(k) if self.lacks else None
 
+    def refused(self, k):
+        """Why the module, built with its targets, refuses it at load on
+        k's architecture (arch.Arch.no_quiesce, for one with observers),
+        or None."""
+        return k.arch.no_quiesce if k.arch.no_quiesce and has_observers(self.name) else None
+
+    def missing(self, k):
+        """Why k cannot have it, built out or refused at load, or None."""
+        return self.lacking(k) or self.refused(k)
+
     def auto(self, k):
         """Whether enable=auto turns it on on k."""
-        return self.upstream_text(k) == "none" and not self.opt_in and not self.lacking(k)
+        return self.upstream_text(k) == "none" and not self.opt_in and not self.missing(k)
 
     def built(self, k):
         """Whether the module built for k has its targets: not where k
@@ -241,7 +264,7 @@ class Opt:
         the upstream text."""
         up = self.upstream_text(k)
         state = (f"unsupported: {self.unsupported}" if self.unsupported and up != "none"
-                 else f"unsupported: {self.lacking(k)}" if self.lacking(k)
+                 else f"unsupported: {self.missing(k)}" if self.missing(k)
                  else "off")
         return f"{self.name}: {state} (upstream: {up})"
 
@@ -341,7 +364,8 @@ def guest_env(k):
       VFSFAST_OPT_<NAME>_UPSTREAM   modinfo's expected upstream= tag
       VFSFAST_OPT_<NAME>_STATUS_UPSTREAM  the status file's "upstream:" line
       VFSFAST_OPT_<NAME>_MODINFO    `modinfo -F vfsfast_opt_<name>`, expected
-      VFSFAST_OPT_<NAME>_LACKS      why k cannot have it at all, or empty
+      VFSFAST_OPT_<NAME>_LACKS      why k cannot have it at all (built out, or
+                                    refused at load on k's architecture), or empty
       VFSFAST_OPT_<NAME>_COVERS     what it stands in for beyond its
                                     functions (covers()), space separated
       VFSFAST_EXPECT_LOAD_STATUS    `vfsfast load enable=none`'s lines,
@@ -356,7 +380,7 @@ def guest_env(k):
         env[f"VFSFAST_OPT_{n}_UPSTREAM"] = o.upstream(k)
         env[f"VFSFAST_OPT_{n}_STATUS_UPSTREAM"] = o.upstream_text(k)
         env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)
-        env[f"VFSFAST_OPT_{n}_LACKS"] = o.lacking(k) or ""
+        env[f"VFSFAST_OPT_{n}_LACKS"] = o.missing(k) or ""
         env[f"VFSFAST_OPT_{n}_COVERS"] = " ".join(covers(o.name))
     env["VFSFAST_OPTS"] = " ".join(o.name for o in OPTS)
     env["VFSFAST_OPTS_AUTO"] = " ".join(o.name for o in OPTS if o.auto(k))

@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import time
 
+from . import arch as arch_mod
 from . import util
 
 DONE_MARKER = "VFSFAST-JOB-DONE"
@@ -66,9 +67,12 @@ GUEST_MODULES = ["virtio_pci", "virtio_blk", "loop", "crc32c_generic",
 # overlayfs files in the differential lists).
 ONDEMAND_MODULES = ["dummy", "overlay"]
 
-CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
-           "softlockup_panic=1 hung_task_panic=1 rdinit=/init "
-           "printk.devkmsg=on")
+# The first serial port's console=, which the lab scans, is the
+# architecture's (arch.Arch.console); CMDLINE is amd64's.
+COMMON_CMDLINE = ("panic=-1 oops=panic panic_on_warn=1 "
+                  "softlockup_panic=1 hung_task_panic=1 rdinit=/init "
+                  "printk.devkmsg=on")
+CMDLINE = f"console={arch_mod.AMD64.console} {COMMON_CMDLINE}"
 # Wall-clock guests only.  Under TCG both the TSC and the HPET follow the
 # host's clock, so the TSC is as stable as the host's; but 7.2's rewritten
 # clocksource watchdog compares two samples only 60 us apart against a
@@ -80,7 +84,7 @@ CMDLINE = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
 # and 6.1 mark the TSC unstable at boot under TCG and never get there.
 # Documentation/lab.md, "Lab caveats".  The icount guests keep the
 # watchdog: their clocks count instructions and cannot skew.
-WALLCLOCK_CMDLINE = "tsc=nowatchdog"
+WALLCLOCK_CMDLINE = arch_mod.AMD64.wallclock_cmdline
 
 
 # The cost model of every instruction count the lab reports: the CPU model
@@ -142,6 +146,13 @@ def cost_model_label():
     return f"cost model {_cost_model} (-cpu {icount_cpu()})"
 
 
+def arch_cpu_label(arches):
+    """What a table of kernels of @arches says of its guests' CPU: the
+    cost model's label for amd64, the fixed -cpu of any other."""
+    return "; ".join(cost_model_label() if not a.cpu else f"{a}: -cpu {a.cpu}"
+                     for a in dict.fromkeys(arches))
+
+
 def fast_strings_offered(cpu):
     """The fast-string features a qemu -cpu argument offers: of those this
     qemu knows, every one max has (all it knows) and the argument does
@@ -160,10 +171,14 @@ def fast_strings_offered(cpu):
     return sorted(on)
 
 
-def cpu_arg(icount):
+def cpu_arg(icount, arch=arch_mod.AMD64):
     """qemu's -cpu for a guest: the cost model's for icount guests, max
     otherwise (wall time is not counted per instruction).  An icount guest
-    offered fast strings is refused unless the old model was named."""
+    offered fast strings is refused unless the old model was named.  An
+    architecture with a -cpu of its own (arch.Arch.cpu) has no cost model:
+    it has no string instructions that TCG counts by the byte."""
+    if arch.cpu:
+        return arch.cpu
     if not icount:
         return "max"
     cpu = icount_cpu()
@@ -173,10 +188,12 @@ def cpu_arg(icount):
     return cpu
 
 
-def kernel_cmdline(icount, append=""):
-    """The guest kernel's command line: CMDLINE, WALLCLOCK_CMDLINE unless
-    the guest counts instructions, then append."""
-    return " ".join(filter(None, [CMDLINE, None if icount else WALLCLOCK_CMDLINE, append]))
+def kernel_cmdline(icount, append="", arch=arch_mod.AMD64):
+    """The guest kernel's command line: the architecture's console,
+    COMMON_CMDLINE, its WALLCLOCK_CMDLINE unless the guest counts
+    instructions, then append."""
+    return " ".join(filter(None, [f"console={arch.console}", COMMON_CMDLINE,
+                                  None if icount else arch.wallclock_cmdline, append]))
 
 
 def _module_index(kernel):
@@ -237,8 +254,7 @@ def build_initramfs(kernel, out, files, env):
         for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "mnt/ext4",
                   "lab/bin", "lab/modules", "run", "root", "etc"):
             os.makedirs(os.path.join(stage, d), exist_ok=True)
-        shutil.copy2(shutil.which("busybox") or "/bin/busybox",
-                     os.path.join(stage, "bin/busybox"))
+        shutil.copy2(kernel.busybox, os.path.join(stage, "bin/busybox"))
         shutil.copy2(os.path.join(repo, "tests/guest/init"), os.path.join(stage, "init"))
         for path in glob.glob(os.path.join(repo, "tests/guest/*.sh")):
             shutil.copy2(path, os.path.join(stage, "lab"))
@@ -255,6 +271,10 @@ def build_initramfs(kernel, out, files, env):
             dst = os.path.join(stage, gpath.lstrip("/"))
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy2(hpath, dst)
+        # init reads where the job's output goes, and the libraries of
+        # the release's programs, from here.
+        env = dict(env, VFSFAST_JOB_OUT=kernel.arch.job_out,
+                   VFSFAST_MULTIARCH=kernel.arch.multiarch)
         with open(os.path.join(stage, "lab/env.sh"), "w") as f:
             for k, v in sorted(env.items()):
                 f.write(f"{k}='{v}'\n")
@@ -344,14 +364,15 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
 
 
 def qemu_command(image, initrd, memory_mb, smp, icount, mttcg, append, console, output,
-                 disk=None):
+                 disk=None, arch=arch_mod.AMD64):
     """The qemu command line of a guest (tests/host/vm_cpu_model_test.py
-    reads it)."""
-    cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
-           "-monitor", "none", "-machine", "pc", "-cpu", cpu_arg(icount), "-m", str(memory_mb),
-           "-smp", str(smp), "-kernel", image, "-initrd", initrd,
-           "-append", kernel_cmdline(icount, append),
-           "-serial", f"file:{console}", "-serial", f"file:{output}"]
+    reads it): the architecture's qemu, machine and CPU, its console on
+    the first serial port and the job's channel (arch.Arch.job_out)."""
+    cmd = [arch.qemu, "-nodefaults", "-no-reboot", "-display", "none",
+           "-monitor", "none", "-machine", arch.machine, "-cpu", cpu_arg(icount, arch),
+           "-m", str(memory_mb), "-smp", str(smp), "-kernel", image, "-initrd", initrd,
+           "-append", kernel_cmdline(icount, append, arch),
+           "-serial", f"file:{console}"] + arch.job_out_args(output)
     if icount:
         # Guest nanoseconds become executed instructions: reproducible.
         cmd += ["-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off"]
@@ -380,7 +401,7 @@ def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")
     cmd = qemu_command(kernel.image, initrd, memory, smp, icount, mttcg, append, console,
-                       output, disk)
+                       output, disk, kernel.arch)
     t0 = time.monotonic()
     timed_out = False
     proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL)

@@ -19,7 +19,13 @@ load_vfsfast enable=none
 ON=
 for o in fstatat_empty statx_empty access_creds proc_filesystems; do
 	oneline "$(cat $VF/$o/status)"; st=$_one
-	if [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
+	eval "lacks=\$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_LACKS"
+	if [ -n "$lacks" ]; then
+		t_checkv "$o: unsupported where the kernel lacks what it needs, saying why" "$st" \
+			[ "$(head -n 1 $VF/$o/status)" = "unsupported: $lacks" ]
+		t_check "$o: enable refused where the kernel lacks what it needs" \
+			sh -c "! echo 1 >$VF/$o/enabled 2>/dev/null"
+	elif [ "$(eval echo \$VFSFAST_OPT_$(echo $o | tr a-z A-Z)_UPSTREAM)" = none ]; then
 		t_checkv "$o: off after enable=none where the kernel lacks it" "$st" \
 			[ "$(head -n 1 $VF/$o/status)" = off ]
 		ON="$ON $o"

@@ -82,9 +82,10 @@ echo >$T/trace
 if [ -n "$nc" ]; then
 	mkdir -p /tmp/gn && : >/tmp/gn/f
 	set_knob $o 0
-	off=$(kprobe_count "$ka s=%di" "s == $nc" abloop stat 1000 /tmp/gn/f)
+	# The first argument by its place, not its register: x86's %di, arm64's %x0.
+	off=$(kprobe_count "$ka s=\$arg1" "s == $nc" abloop stat 1000 /tmp/gn/f)
 	set_knob $o 1
-	on=$(kprobe_count "$ka s=%di" "s == $nc" abloop stat 1000 /tmp/gn/f)
+	on=$(kprobe_count "$ka s=\$arg1" "s == $nc" abloop stat 1000 /tmp/gn/f)
 	set_knob $o 0
 	# abloop's warm-up makes 1000 more; its start-up a few.
 	t_checkv "$o: names_cache allocations for 1000 short-name stats: stock one each, none with the knob on" \

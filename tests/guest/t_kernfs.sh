@@ -7,7 +7,7 @@
 
 . /lab/lib.sh; in_group t_kernfs || return 0
 
-export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=/lib/$VFSFAST_MULTIARCH:/usr/lib/$VFSFAST_MULTIARCH
 export PATH=$PATH:/usr/bin
 
 T=/sys/kernel/tracing

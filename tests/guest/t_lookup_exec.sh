@@ -63,7 +63,7 @@ if [ $all = yes ]; then
 	out=$(pdi)
 	rc=$?
 	dh=$(($(stat_of $o hits) - h0))
-	if [ $rc = 3 ] && ! grep -q ' __x64_sys_mount_setattr$' /proc/kallsyms; then
+	if [ $rc = 3 ] && ! grep -qE ' __(x64|arm64)_sys_mount_setattr$' /proc/kallsyms; then
 		idmap=no
 		note "$o: $(echo "$out" | tail -n 1) (no mount_setattr() before 5.12)"
 	else

@@ -155,7 +155,7 @@ fi
 ll="aaprobe -w /tmp/aa/allow -w /tmp/aa/walk/in -r /tmp/aa/ro"
 out=$(cd / && $ll /tmp/aa 2>&1 >/dev/null)
 rc=$?
-if [ $rc = 3 ] && ! grep -q ' __x64_sys_landlock_create_ruleset$' /proc/kallsyms; then
+if [ $rc = 3 ] && ! grep -qE ' __(x64|arm64)_sys_landlock_create_ruleset$' /proc/kallsyms; then
 	note "landlock: not in this kernel (5.13 and later): $out"
 else
 	t_checkv "landlock: aaprobe restricts itself with a ruleset" "rc=$rc; $out" [ $rc = 0 ]

@@ -11,7 +11,7 @@
 
 . /lab/lib.sh; in_group t_stress || return 0
 
-export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=/lib/$VFSFAST_MULTIARCH:/usr/lib/$VFSFAST_MULTIARCH
 export PATH=$PATH:/usr/bin
 if ! stress-ng --version >/dev/null 2>&1; then
 	t_fail "stress-ng runs in the guest" "$(stress-ng --version 2>&1 | head -n1)"

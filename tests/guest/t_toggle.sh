@@ -10,7 +10,7 @@
 
 . /lab/lib.sh; in_group t_toggle || return 0
 
-export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=/lib/$VFSFAST_MULTIARCH:/usr/lib/$VFSFAST_MULTIARCH
 export PATH=$PATH:/usr/bin
 
 need_link_lists

@@ -37,10 +37,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "oldcalls.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#ifndef AUDIT_ARCH_X86_64
-#define AUDIT_ARCH_X86_64	0xc000003e
+/*
+ * The rule matches this program's own system call table: audit numbers
+ * the calls per architecture (linux/audit.h, AUDIT_ARCH_*).
+ */
+#if defined(__aarch64__)
+#define AUDIT_ARCH_SELF		0xc00000b7	/* AUDIT_ARCH_AARCH64 */
+#else
+#define AUDIT_ARCH_SELF		0xc000003e	/* AUDIT_ARCH_X86_64 */
 #endif
 
 static int nl;
@@ -92,7 +100,10 @@ static void request(int type, const void *data, size_t len)
 static struct audit_rule_data *rule(size_t *len)
 {
 	static const int calls[] = {
-		SYS_newfstatat, SYS_statx, SYS_access, SYS_faccessat, SYS_faccessat2,
+		SYS_newfstatat, SYS_statx, SYS_faccessat, SYS_faccessat2,
+#ifdef SYS_access
+		SYS_access,
+#endif
 	};
 	struct audit_rule_data *r;
 	size_t i;
@@ -108,7 +119,7 @@ static struct audit_rule_data *rule(size_t *len)
 	r->field_count = 2;
 	r->fields[0] = AUDIT_ARCH;
 	r->fieldflags[0] = AUDIT_EQUAL;
-	r->values[0] = AUDIT_ARCH_X86_64;
+	r->values[0] = AUDIT_ARCH_SELF;
 	r->fields[1] = AUDIT_PPID;
 	r->fieldflags[1] = AUDIT_EQUAL;
 	r->values[1] = getpid();
@@ -144,12 +155,12 @@ static void child(const char *knob, char **files, int nfiles)
 				fd = open(files[i], O_PATH);
 			syscall(SYS_newfstatat, fd, "", buf, AT_EMPTY_PATH);
 			syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x7ff, buf);
-			syscall(SYS_access, files[i], R_OK);
+			sc_access(files[i], R_OK);
 			syscall(SYS_faccessat, AT_FDCWD, files[i], W_OK);
 			syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
 			close(fd);
 		}
-		syscall(SYS_access, "/nonexistent/auditdiff", F_OK);
+		sc_access("/nonexistent/auditdiff", F_OK);
 	}
 	pwrite(kfd, "0", 1, 0);
 	_exit(0);

@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "oldcalls.h"
 
 #define NAMES_MAX	40
 #define CALLS_MAX	200000
@@ -252,10 +253,10 @@ static void run_calls(int here)
 		const char *n = names[i].ptr, *l = names[i].label;
 
 		memset(&st, 0, sizeof(st));
-		r = syscall(SYS_stat, n, &st);
+		r = sc_stat(n, &st);
 		stat_out(out, sizeof(out), r, &st);
 		record("stat", l, r, out);
-		r = syscall(SYS_lstat, n, &st);
+		r = sc_lstat(n, &st);
 		stat_out(out, sizeof(out), r, &st);
 		record("lstat", l, r, out);
 		for (j = 0; j < (int)ARRAY_SIZE(atflags); j++) {
@@ -269,11 +270,11 @@ static void run_calls(int here)
 			statx_out(out, sizeof(out), r, &stx);
 			record(op, l, r, out);
 		}
-		record("access/X", l, syscall(SYS_access, n, X_OK), NULL);
-		record("access/R", l, syscall(SYS_access, n, R_OK), NULL);
+		record("access/X", l, sc_access(n, X_OK), NULL);
+		record("access/R", l, sc_access(n, R_OK), NULL);
 		record("faccessat2/EACCESS", l,
 		       syscall(SYS_faccessat2, AT_FDCWD, n, W_OK, AT_EACCESS), NULL);
-		r = syscall(SYS_open, n, O_RDONLY | O_NONBLOCK);
+		r = sc_open(n, O_RDONLY | O_NONBLOCK);
 		record("open", l, r < 0 ? r : 0, NULL);
 		if (r >= 0)
 			close(r);
@@ -292,7 +293,7 @@ static void run_calls(int here)
 			if (r >= 0)
 				close(r);
 		}
-		r = syscall(SYS_readlink, n, buf, sizeof(buf));
+		r = sc_readlink(n, buf, sizeof(buf));
 		if (r > 0)
 			snprintf(out, sizeof(out), "%.*s", (int)r, buf);
 		record("readlink", l, r, r > 0 ? out : NULL);
@@ -330,38 +331,38 @@ static void run_calls(int here)
 			r = syscall(SYS_linkat, here, n, AT_FDCWD, "hard", fl);
 			record(op, l, r, NULL);
 			if (!r)
-				record("unlink/hard", l, syscall(SYS_unlink, "hard"), NULL);
+				record("unlink/hard", l, sc_unlink("hard"), NULL);
 		}
 		record("execve", l, syscall(SYS_execve, n, (char *[]){ NULL },
 					   (char *[]){ NULL }), NULL);
-		r = syscall(SYS_mkdir, n, 0755);
+		r = sc_mkdir(n, 0755);
 		record("mkdir", l, r, NULL);
 		if (!r)
-			record("rmdir", l, syscall(SYS_rmdir, n), NULL);
-		r = syscall(SYS_mknod, n, S_IFREG | 0644, 0);
+			record("rmdir", l, sc_rmdir(n), NULL);
+		r = sc_mknod(n, S_IFREG | 0644, 0);
 		record("mknod", l, r, NULL);
 		if (!r)
-			record("unlink", l, syscall(SYS_unlink, n), NULL);
-		r = syscall(SYS_symlink, n, "sym");
+			record("unlink", l, sc_unlink(n), NULL);
+		r = sc_symlink(n, "sym");
 		record("symlink/target", l, r, NULL);
 		if (!r)
-			record("unlink/sym", l, syscall(SYS_unlink, "sym"), NULL);
-		r = syscall(SYS_symlink, "f", n);
+			record("unlink/sym", l, sc_unlink("sym"), NULL);
+		r = sc_symlink("f", n);
 		record("symlink/name", l, r, NULL);
-		r = syscall(SYS_link, n, "hard");
+		r = sc_link(n, "hard");
 		record("link/from", l, r, NULL);
 		if (!r)
-			record("unlink/hard", l, syscall(SYS_unlink, "hard"), NULL);
-		r = syscall(SYS_link, "f", n);
+			record("unlink/hard", l, sc_unlink("hard"), NULL);
+		r = sc_link("f", n);
 		record("link/to", l, r, NULL);
-		r = syscall(SYS_rename, n, "moved");
+		r = sc_rename(n, "moved");
 		record("rename/from", l, r, NULL);
 		if (!r)
-			record("rename/back", l, syscall(SYS_rename, "moved", n), NULL);
-		r = syscall(SYS_rename, "x", n);
+			record("rename/back", l, sc_rename("moved", n), NULL);
+		r = sc_rename("x", n);
 		record("rename/to", l, r, NULL);
 		if (!r)
-			record("rename/to-back", l, syscall(SYS_rename, n, "x"), NULL);
+			record("rename/to-back", l, sc_rename(n, "x"), NULL);
 		restore_tree();
 	}
 }
