@@ -172,12 +172,17 @@ def guest_tools(kernel):
     """{guest path: host path}: the release's mke2fs with its libraries and
     configuration, setfacl and getfacl (vfstest's ACL cases run them),
     glibc's NSS module for files, which the static tests' getpwnam()
-    loads (static glibc still dlopen()s it), and the kernel's
-    configuration where LTP's tst_kconfig looks (/boot/config-RELEASE)."""
+    loads before glibc 2.34 (bullseye's 2.31), with the loader beside it:
+    the libc.so.6 it pulls in names the loader as a library, and a static
+    program's dlopen() looks for it in the multiarch directory, not in
+    /lib64; and the kernel's configuration where LTP's tst_kconfig looks
+    (/boot/config-RELEASE)."""
     files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs", "/usr/bin/setfacl",
                                             "/usr/bin/getfacl"])
     root = kernel.chroot_dir
-    for rel in ("etc/mke2fs.conf", "usr/lib/x86_64-linux-gnu/libnss_files.so.2"):
+    lib = f"usr/lib/{kernel.arch.multiarch}"
+    loaders = [os.path.relpath(p, root) for p in glob.glob(os.path.join(root, lib, "ld-linux*.so.*"))]
+    for rel in ["etc/mke2fs.conf", f"{lib}/libnss_files.so.2"] + loaders:
         path = os.path.realpath(os.path.join(root, rel))
         if os.path.isfile(path):
             files["/" + rel.replace("usr/lib/", "lib/", 1)] = path

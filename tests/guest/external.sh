@@ -32,6 +32,10 @@ IMG_MB=${EXT_IMG_MB:-320}
 	nobody:x:65534:65534:nobody:/:/bin/false >/etc/passwd
 [ -s /etc/group ] || printf '%s\n' root:x:0: daemon:x:1: bin:x:2: users:x:100: \
 	fsgqa:x:1000: fsgqa2:x:1001: nogroup:x:65534: >/etc/group
+# glibc before 2.34 (bullseye's 2.31) has its files service outside libc,
+# and static tests dlopen() it by the service names nsswitch.conf gives.
+[ -e /etc/nsswitch.conf ] || printf '%s\n' 'passwd: files' 'group: files' \
+	'shadow: files' 'hosts: files' >/etc/nsswitch.conf
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
 for fs in ext2 ext3 ext4; do
 	[ -e /usr/sbin/mkfs.$fs ] || ln -s mke2fs /usr/sbin/mkfs.$fs
