@@ -325,13 +325,16 @@ def _fresh_machine(root):
     """)
 
 
-def package_tests(tally, kernel, lab_srcversion=None):
+def package_tests(tally, kernel, lab_srcversion=None, twin=None):
     """The packages on the kernel's release, as a fleet installs them.
 
     Records "[kernel] deb: ..." results; returns the host path of the
     module DKMS built from the package for the kernel (uncompressed), for
     a guest to boot, or None.  lab_srcversion: that of `make dkms-install`'s
-    module for the same kernel, which the package's must equal.
+    module for the same kernel, which the package's must equal.  twin:
+    another kernel of the run that takes the later steps (a second
+    kernel's headers, a failing build, remove and reinstall) for both:
+    this one stops after its own module is built, signed and checked.
     """
     if kernel.built:
         release = kernel.release
@@ -348,10 +351,10 @@ def package_tests(tally, kernel, lab_srcversion=None):
     kver = kernel.kver
     util.log(f"{kernel}: package tests in an overlay of the {release} chroot")
     with build.chroot_lock(kernel), _overlay(kernel) as root:
-        return _tests(tally, kernel, root, release, kver, debs, lab_srcversion)
+        return _tests(tally, kernel, root, release, kver, debs, lab_srcversion, twin)
 
 
-def _tests(tally, kernel, root, release, kver, debs, lab_srcversion):
+def _tests(tally, kernel, root, release, kver, debs, lab_srcversion, twin=None):
     name = f"[{kernel}] deb:"
     _fresh_machine(root)
     # openssl, as on a standard system (ca-certificates depends on it):
@@ -420,6 +423,11 @@ def _tests(tally, kernel, root, release, kver, debs, lab_srcversion):
 
     # 3. Signed where DKMS signs.
     _signature_test(tally, name, root, ko)
+
+    if twin:
+        tally.note(f"{name} the second kernel's headers, a failing build, remove and "
+                   f"reinstall: on {twin}, in this run (the same steps, the other flavour)")
+        return ko
 
     # 4. A second kernel's headers, through apt only: DKMS's hooks build it.
     kver2 = pkg2[len("linux-headers-"):]

@@ -318,11 +318,24 @@ def install_checks(tally, kernel):
     return ko
 
 
-def package_checks(tally, kernel, ko, env):
+def generic_twin(kernel, names):
+    """The name of a cloud kernel's generic twin (6.1 for 6.1-cloud) when
+    names has it, else None."""
+    suffix = debian.FLAVOURS.get(kernel.flavour)
+    if suffix and kernel.name.endswith(suffix) and kernel.name[:-len(suffix)] in names:
+        return kernel.name[:-len(suffix)]
+    return None
+
+
+def package_checks(tally, kernel, ko, env, names=()):
     """The .debs as a fleet installs them, in an overlay of the chroot,
-    then a guest with the module DKMS built from them."""
+    then a guest with the module DKMS built from them.  Where the profile
+    says, a cloud kernel whose generic twin is among names leaves the steps
+    after its own module's build to the twin: they differ only by the
+    flavour of the second headers."""
     lab_srcversion = build.modinfo(ko, "srcversion") if ko else None
-    deb_ko = deb.package_tests(tally, kernel, lab_srcversion)
+    twin = generic_twin(kernel, names) if env.get("VFSFAST_TWIN_PACKAGES") == "0" else None
+    deb_ko = deb.package_tests(tally, kernel, lab_srcversion, twin)
     if deb_ko:
         deb_smoke(tally, kernel, deb_ko, env)
 
@@ -513,9 +526,10 @@ def cross_install_checks(tally, kernel):
     return ko
 
 
-def run_kernel(tally, kernel, disk, env, only=None):
+def run_kernel(tally, kernel, disk, env, only=None, names=()):
     """Everything the suite checks on one kernel (a kernel.Kernel), in
-    order: builds, `vfsfast check`, installs, the packages, the guests."""
+    order: builds, `vfsfast check`, installs, the packages, the guests.
+    names: the kernels of the run."""
     kernel.ensure()
     w1_ok = build_checks(tally, kernel)
     expect = Expectations(kernel)
@@ -525,7 +539,7 @@ def run_kernel(tally, kernel, disk, env, only=None):
         check_command_checks(tally, kernel, expect)
         ko = install_checks(tally, kernel)
         if not only or "deb" in only:
-            package_checks(tally, kernel, ko, env)
+            package_checks(tally, kernel, ko, env, names)
     if not ko:
         return
     guest_checks(tally, kernel, ko, disk, env, only, expect.backends, w1_ok)
@@ -684,10 +698,10 @@ def _set_up(kernel):
     return True
 
 
-def _run_one(kernel, disk, env, only):
+def _run_one(kernel, disk, env, only, names):
     lines = Lines()
     try:
-        run_kernel(lines, kernel, disk, env, only)
+        run_kernel(lines, kernel, disk, env, only, names)
     except SystemExit as e:  # util.die() inside a worker
         lines.record(False, f"[{kernel}] lab setup", f"lab error ({e.code})")
     return lines
@@ -722,7 +736,8 @@ def main(kernels, env, jobs=None, only=None):
                                            -sum(o.built(k) for o in opts.OPTS))
                    if ready[k] else (0, 0, 0))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {k: pool.submit(_run_one, k, disk, env, only) for k in order}
+        names = {k.name for k in kernels}
+        futures = {k: pool.submit(_run_one, k, disk, env, only, names) for k in order}
         for k in kernels:
             futures[k].result().replay(tally)
     tally.summary()

@@ -18,7 +18,7 @@ import tempfile
 import hostktap  # tests/host/, beside this file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from lablib import debian, kernels  # noqa: E402
+from lablib import debian, kernels, suite  # noqa: E402
 
 RESULTS = hostktap.Results()
 check = RESULTS.check
@@ -59,6 +59,15 @@ check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in d
       "the amd64 kernels: no cross build, nothing added to make", "")
 check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",
       debian.flavour_of("6.12.117+deb13-arm64"))
+
+# CI's profile leaves a cloud kernel's later package steps to its generic
+# twin when both run (suite.package_checks): only a cloud kernel has one,
+# and only when the twin is in the run.
+run = {"6.1", "6.1-cloud", "7.2-cloud", "6.12-arm64"}
+got = {n: suite.generic_twin(kernels.get(n), run) for n in sorted(run)}
+check(got == {"6.1": None, "6.1-cloud": "6.1", "7.2-cloud": None, "6.12-arm64": None},
+      "a cloud kernel's generic twin, for the package steps: 6.1-cloud's is 6.1 when it runs; "
+      "none for 7.2-cloud without 7.2, nor for generic or arm64 kernels", f"{got}")
 
 with tempfile.TemporaryDirectory() as tmp:
     os.environ["VFSFAST_CACHE"] = tmp
