@@ -124,7 +124,6 @@ ARM64 = Arch(
     # pauth-impdef swaps QARMA for qemu's cheaper hash: the same
     # instructions, so the same counts, in a fraction of TCG's time.
     cpu="max,pauth-impdef=on",
-    no_quiesce="no stack walk for quiesce on arm64 yet (PAC-signed return addresses)",
     # bl is a call, b a jump (R_AARCH64_CALL26 / JUMP26 name the target);
     # br is a jump through a register (the trampolines').  Atomics: the
     # exclusive pairs GCC emits without LSE (ldxr/stxr and their
