@@ -66,6 +66,9 @@ class Arch:
     # The guest's multiarch library directory (programs of the release
     # packed with their libraries).
     multiarch: str = "x86_64-linux-gnu"
+    # A kprobe event's fetch of the return address at a function's first
+    # instruction: where the call left it (x86: on top of the stack).
+    entry_ret: str = "+0($stack)"
 
     def __str__(self):
         return self.name
@@ -134,7 +137,10 @@ ARM64 = Arch(
                   atomic=r"ld[a]?xr[bh]?|st[l]?xr[bh]?|ld[a]?xp|st[l]?xp|"
                   r"(?:ld|st)(?:add|clr|eor|set|smax|smin|umax|umin)[al]{0,2}[bh]?|"
                   r"cas[al]{0,2}[bh]?|casp[al]{0,2}|swp[al]{0,2}[bh]?"),
-    multiarch="aarch64-linux-gnu")
+    multiarch="aarch64-linux-gnu",
+    # bl leaves it in x30, not yet signed at the callee's first
+    # instruction.
+    entry_ret="%x30")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 
