@@ -278,7 +278,9 @@ def build_initramfs(kernel, out, files, env):
                    VFSFAST_MULTIARCH=kernel.arch.multiarch,
                    VFSFAST_KPROBE_ENTRY_RET=kernel.arch.entry_ret)
         with open(os.path.join(stage, "lab/env.sh"), "w") as f:
+            # Single-quoted, a quote in a value closed, escaped, reopened.
             for k, v in sorted(env.items()):
+                v = str(v).replace("'", "'\\''")
                 f.write(f"{k}='{v}'\n")
         files_list = subprocess.run(["find", "."], cwd=stage, check=True,
                                     stdout=subprocess.PIPE).stdout
