@@ -131,14 +131,11 @@ static bool kfrace_late;
  * the link register where the architecture has one (arm64's x30, which
  * the callee has not signed yet), else on top of the stack (x86's call).
  */
-static unsigned long kfrace_entry_ret(struct pt_regs *regs)
-{
 #ifdef procedure_link_pointer
-	return procedure_link_pointer(regs);
+#define kfrace_entry_ret(regs)	procedure_link_pointer(regs)
 #else
-	return *(unsigned long *)regs->sp;
+#define kfrace_entry_ret(regs)	(*(unsigned long *)(regs)->sp)
 #endif
-}
 
 static int kfrace_pre(struct kprobe *p, struct pt_regs *regs)
 {
