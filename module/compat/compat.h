@@ -278,8 +278,19 @@ static inline int vfsfast_cached_link_len(const struct inode *inode)
 	return (inode->i_opflags & IOP_CACHED_LINK) ? (int)inode->i_linklen : -1;
 }
 #else
+/*
+ * Where the architecture's strlen() is already fast (arm64's reads 16
+ * bytes a step), the replacement's strlen saves nothing and the redirect
+ * costs: enable=auto leaves readlink off, and status says why.
+ */
+#ifdef VFSFAST_HAVE_ARCH_STRLEN
+#define VFSFAST_UPSTREAM_READLINK \
+	"the architecture's own strlen(), not byte at a time (__HAVE_ARCH_STRLEN)"
+#define VFSFAST_UPSTREAM_READLINK_INFO	"arch-strlen"
+#else
 #define VFSFAST_UPSTREAM_READLINK	NULL
 #define VFSFAST_UPSTREAM_READLINK_INFO	"none"
+#endif
 static inline int vfsfast_cached_link_len(const struct inode *inode)
 {
 	return -1;

@@ -66,6 +66,9 @@ class Arch:
     # The guest's multiarch library directory (programs of the release
     # packed with their libraries).
     multiarch: str = "x86_64-linux-gnu"
+    # A kprobe event's fetch of the return address at a function's first
+    # instruction: where the call left it (x86: on top of the stack).
+    entry_ret: str = "+0($stack)"
 
     def __str__(self):
         return self.name
@@ -124,7 +127,6 @@ ARM64 = Arch(
     # pauth-impdef swaps QARMA for qemu's cheaper hash: the same
     # instructions, so the same counts, in a fraction of TCG's time.
     cpu="max,pauth-impdef=on",
-    no_quiesce="no stack walk for quiesce on arm64 yet (PAC-signed return addresses)",
     # bl is a call, b a jump (R_AARCH64_CALL26 / JUMP26 name the target);
     # br is a jump through a register (the trampolines').  Atomics: the
     # exclusive pairs GCC emits without LSE (ldxr/stxr and their
@@ -135,7 +137,10 @@ ARM64 = Arch(
                   atomic=r"ld[a]?xr[bh]?|st[l]?xr[bh]?|ld[a]?xp|st[l]?xp|"
                   r"(?:ld|st)(?:add|clr|eor|set|smax|smin|umax|umin)[al]{0,2}[bh]?|"
                   r"cas[al]{0,2}[bh]?|casp[al]{0,2}|swp[al]{0,2}[bh]?"),
-    multiarch="aarch64-linux-gnu")
+    multiarch="aarch64-linux-gnu",
+    # bl leaves it in x30, not yet signed at the callee's first
+    # instruction.
+    entry_ret="%x30")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 

@@ -8,10 +8,12 @@ Each row says what the module should report, so that a test can compare:
 
   functions   the kernel functions it replaces (modinfo's functions=)
   tag         modinfo's upstream= when the kernel already has it upstream
-              (module/compat/compat.h VFSFAST_UPSTREAM_*_INFO); "none" else
+              (module/compat/compat.h VFSFAST_UPSTREAM_*_INFO); "none" else;
+              a function of the Kernel where that differs by kernel
   text        what its status file's "upstream:" line then says (the
               prose of compat.h's VFSFAST_UPSTREAM_*), which the guest
-              tests compare the status file with
+              tests compare the status file with; a string or, like tag,
+              a function of the Kernel
   unsupported status line 1's reason when the kernel has it upstream and
               the module has nothing to replace (kernfs), or None
   has_upstream  the lab's own check of the kernel's headers: plain greps,
@@ -34,6 +36,8 @@ import dataclasses
 import glob
 import os
 import re
+
+from . import arch
 
 MODULE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "module")
@@ -70,6 +74,29 @@ def has_observers(name):
 def _readlink_upstream(k):
     """fs.h defines IOP_CACHED_LINK: symlink lengths cached (6.14)."""
     return re.search(r"#define\s+IOP_CACHED_LINK\b", k.header_text("linux/fs.h")) is not None
+
+
+def _arch_strlen(k):
+    """The architecture's asm/string.h (x86's string_64.h) defines
+    __HAVE_ARCH_STRLEN: strlen() is its own (arm64's reads 16 bytes a
+    step), not lib/string.c's byte-at-a-time loop that readlink skips."""
+    inc = f"arch/{arch.KBUILD_ARCH[k.arch.name]}/include/asm"
+    for name in ("string.h", "string_64.h"):
+        path = k.source_header(os.path.join(inc, name))
+        if os.path.exists(path):
+            with open(path) as f:
+                if re.search(r"#define\s+__HAVE_ARCH_STRLEN\b", f.read()):
+                    return True
+    return False
+
+
+def _readlink_tag(k):
+    return "IOP_CACHED_LINK" if _readlink_upstream(k) else "arch-strlen"
+
+
+def _readlink_text(k):
+    return ("IOP_CACHED_LINK" if _readlink_upstream(k) else
+            "the architecture's own strlen(), not byte at a time (__HAVE_ARCH_STRLEN)")
 
 
 def _fsnotify_upstream(k):
@@ -207,11 +234,13 @@ class Opt:
 
     def upstream(self, k):
         """modinfo's expected upstream= tag on kernel k: tag or "none"."""
-        return self.tag if self.load_time or self.has_upstream(k.base) else "none"
+        tag = self.tag(k.base) if callable(self.tag) else self.tag
+        return tag if self.load_time or self.has_upstream(k.base) else "none"
 
     def upstream_text(self, k):
         """The status file's expected "upstream:" line on k."""
-        return self.text if self.has_upstream(k.base) else "none"
+        text = self.text(k.base) if callable(self.text) else self.text
+        return text if self.has_upstream(k.base) else "none"
 
     def lacking(self, k):
         """Why k cannot have it at all (the status line's reason), or None."""
@@ -271,8 +300,10 @@ class Opt:
 
 # In the order the module lists them (module/main.c vfsfast_opts[]).
 OPTS = [
-    Opt("readlink", ("vfs_readlink",), "IOP_CACHED_LINK", "IOP_CACHED_LINK",
-        _readlink_upstream, workloads="readlink",
+    # Off under enable=auto, as if upstream, where the architecture's
+    # strlen() is already fast: the module's compat.h says the same.
+    Opt("readlink", ("vfs_readlink",), _readlink_tag, _readlink_text,
+        lambda k: _readlink_upstream(k) or _arch_strlen(k), workloads="readlink",
         env="VFSFAST_EXPECT_UPSTREAM_READLINK"),
     Opt("fsnotify", ("fsnotify",), "inline-superblock-check",
         "fsnotify.h helpers skip unwatched superblocks inline",

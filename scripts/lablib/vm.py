@@ -272,11 +272,15 @@ def build_initramfs(kernel, out, files, env):
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy2(hpath, dst)
         # init reads where the job's output goes, and the libraries of
-        # the release's programs, from here.
+        # the release's programs, from here; the tests' kprobe events
+        # where a function's return address is.
         env = dict(env, VFSFAST_JOB_OUT=kernel.arch.job_out,
-                   VFSFAST_MULTIARCH=kernel.arch.multiarch)
+                   VFSFAST_MULTIARCH=kernel.arch.multiarch,
+                   VFSFAST_KPROBE_ENTRY_RET=kernel.arch.entry_ret)
         with open(os.path.join(stage, "lab/env.sh"), "w") as f:
+            # Single-quoted, a quote in a value closed, escaped, reopened.
             for k, v in sorted(env.items()):
+                v = str(v).replace("'", "'\\''")
                 f.write(f"{k}='{v}'\n")
         files_list = subprocess.run(["find", "."], cwd=stage, check=True,
                                     stdout=subprocess.PIPE).stdout

@@ -51,10 +51,11 @@ mkdir -p $CG/vfr/a/b/c
 CGDEEP=$CG/vfr/a/b/c/cgroup.procs
 
 # Read-side acquisitions of any rwsem by kfs, per kernfs function that
-# took them (a kprobe event on down_read() with its return address).
+# took them (a kprobe event on down_read() with its return address, where
+# the architecture's call leaves it: VFSFAST_KPROBE_ENTRY_RET).
 # The walk's are those of revalidate, lookup, permission and getattr
 # (kernfs_rwsem, kernfs_iattr_rwsem); others (open's) are noted.
-echo "p:kprobes/vfrw down_read sem=%di:x64 caller=+0(\$stack):symbol" >>$T/kprobe_events
+echo "p:kprobes/vfrw down_read sem=\$arg1:x64 caller=$VFSFAST_KPROBE_ENTRY_RET:symbol" >>$T/kprobe_events
 echo 'comm == "kfs"' >$T/events/kprobes/vfrw/filter
 echo 1 >$T/tracing_on
 rw_count() {

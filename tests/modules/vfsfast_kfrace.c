@@ -126,6 +126,17 @@ static struct kretprobe *kfrace_rps[] = { &kfrace_rp[0], &kfrace_rp[1], &kfrace_
 static struct kprobe kfrace_kp, kfrace_kp_late;
 static bool kfrace_late;
 
+/*
+ * The return address of a function stopped at its first instruction: in
+ * the link register where the architecture has one (arm64's x30, which
+ * the callee has not signed yet), else on top of the stack (x86's call).
+ */
+#ifdef procedure_link_pointer
+#define kfrace_entry_ret(regs)	procedure_link_pointer(regs)
+#else
+#define kfrace_entry_ret(regs)	(*(unsigned long *)(regs)->sp)
+#endif
+
 static int kfrace_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	char buf[KSYM_SYMBOL_LEN];
@@ -135,7 +146,7 @@ static int kfrace_pre(struct kprobe *p, struct pt_regs *regs)
 	    READ_ONCE(kfrace_late) != (p == &kfrace_kp_late))
 		return 0;
 	/* mutex_lock()'s return address: which kernfs function called it. */
-	sprint_symbol(buf, *(unsigned long *)regs->sp);
+	sprint_symbol(buf, kfrace_entry_ret(regs));
 	len = strlen(kfrace_in);
 	if (strncmp(buf, kfrace_in, len) || buf[len] != '+')
 		return 0;

@@ -30,16 +30,10 @@ unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp);
 bool vfsfast_arch_site_live(unsigned long site);
 
 /*
- * Why the optimizations with observers cannot be enabled here.  quiesce.c
- * must see every task out of the observers' stock code before their
- * replacements go live, and on arm64 every saved return address is
- * signed with PAC (ARM64_PTR_AUTH_KERNEL on all of Debian's kernels), so
- * a stack word compared with text as it is would never match: a task
- * asleep inside a target would pass as outside.  Until the walk strips
- * the signatures (Documentation/arm64-plan.md), those optimizations stay
- * off rather than trust what they might have missed.
+ * Why the optimizations with observers cannot be enabled here, or NULL:
+ * quiesce.c's walk here (arch_unwind.h) follows the frame records and
+ * strips the PAC signature from every return address and scanned word.
  */
-#define VFSFAST_ARCH_NO_QUIESCE \
-	"no stack walk for quiesce on arm64 yet (PAC-signed return addresses)"
+#define VFSFAST_ARCH_NO_QUIESCE	((const char *)NULL)
 
 #endif /* _VFSFAST_ARCH_H */
