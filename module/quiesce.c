@@ -186,8 +186,12 @@ static enum vfsfast_where vfsfast_walk(struct vfsfast_quiesce *q,
 			*why = "a return address replaced by a tracer's trampoline";
 			return VFSFAST_UNKNOWN;
 		}
-		/* A target's frame is harmless if our observer called it. */
-		if (inside && !within_module(addr, THIS_MODULE))
+		/*
+		 * A target's frame is harmless if our observer called it, as
+		 * a return address the unwinder is sure of says.
+		 */
+		if (inside && !(within_module(addr, THIS_MODULE) &&
+				vfsfast_unwind_certain(&state)))
 			break;
 		inside = vfsfast_observed_at(q->opt, addr) ?:
 			 vfsfast_observed_at(q->opt, addr + 1);

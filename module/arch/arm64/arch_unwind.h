@@ -51,6 +51,8 @@ struct vfsfast_unwind {
 	unsigned int head, nnext, steps;
 	unsigned long ret;
 	bool done, failed;
+	bool lr_queued;			/* next[1] is an exception's x30 */
+	bool certain;			/* ret is no exception's x30 */
 };
 
 static inline unsigned long vfsfast_strip_pac(unsigned long addr)
@@ -85,6 +87,7 @@ static inline void vfsfast_unwind_queue(struct vfsfast_unwind *u,
 	u->next[1] = b;
 	u->head = 0;
 	u->nnext = n;
+	u->lr_queued = n == 2;
 }
 
 /*
@@ -131,6 +134,7 @@ static inline void vfsfast_unwind_next(struct vfsfast_unwind *u)
 			u->done = true;
 			return;
 		}
+		u->certain = !(u->lr_queued && u->head == 1);
 		u->ret = vfsfast_strip_pac(u->next[u->head++]);
 		u->nnext--;
 	} while (!u->ret);
@@ -179,6 +183,22 @@ static inline unsigned long vfsfast_unwind_ret(struct vfsfast_unwind *u)
 static inline bool vfsfast_unwind_failed(struct vfsfast_unwind *u)
 {
 	return u->failed;
+}
+
+/*
+ * Whether the current address is certainly the return address of the
+ * frame before it.  An exception's x30 is not: it is the interrupted
+ * function's return address only until that function's first call, and
+ * after its prologue GCC may use x30 as a scratch register, so it can hold
+ * any text address, vfsfast's own included.  It may still show a frame
+ * inside a target (a leaf, or a function interrupted in its prologue, has
+ * no other copy of its return address), but it must never stand as the
+ * observer's call of the frame before it.  Treating it so can only make
+ * quiesce wait for a task it could have cleared, never clear one.
+ */
+static inline bool vfsfast_unwind_certain(struct vfsfast_unwind *u)
+{
+	return u->certain;
 }
 
 /* The stack pointer @t (not running) was switched out with. */

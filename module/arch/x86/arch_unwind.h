@@ -43,6 +43,16 @@ static inline bool vfsfast_unwind_failed(struct vfsfast_unwind *u)
 	return unwind_error(&u->state);
 }
 
+/*
+ * Whether the current address is certainly the return address of the
+ * frame before it, so that it may tell who called that frame: ORC knows
+ * where each return address is saved at every ip, interrupted or not.
+ */
+static inline bool vfsfast_unwind_certain(struct vfsfast_unwind *u)
+{
+	return true;
+}
+
 /* The stack pointer @t (not running) was switched out with. */
 static inline unsigned long vfsfast_task_sp(struct task_struct *t)
 {
