@@ -625,9 +625,10 @@ HOST_TESTS = [
     ("console_digest_test.py", "a failed guest console's digest for the CI log: each "
      "report's header and the functions of its call trace, every blocked task of a "
      "hung-task panic"),
-    ("console_expected_test.py", "the console scan's one expected report: a KASAN "
-     "use-after-free between vfsfast_nameuaf's two lines; any other report there, every "
-     "report outside them and one after a begin line never ended still fail the guest"),
+    ("console_expected_test.py", "the console scan's expected reports: a KASAN "
+     "use-after-free between vfsfast_nameuaf's two lines, t_pac's pointer authentication "
+     "oops between its own; any other report there, every report outside them and one "
+     "after a begin line never ended still fail the guest"),
     ("vm_cpu_model_test.py", "the icount guests' CPU model (the cost model): offered no "
      "fast-string feature qemu knows (ERMS, FSRM), else refused; the old model only by "
      "name; wall-time guests keep -cpu max"),
