@@ -178,6 +178,10 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_EXPECT_KPROBES_ON_FTRACE":
                 "1" if build.kernel_config(kernel.base).get("CONFIG_KPROBES_ON_FTRACE") == "y"
                 else "0",
+            # t_pac: the kernel signs its return addresses (arm64 PAC).
+            "VFSFAST_EXPECT_PTR_AUTH_KERNEL":
+                "1" if build.kernel_config(kernel.base).get("CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"
+                else "0",
             "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }
         # VFSFAST_EXPECT_UPSTREAM_* and the rest generated from opts.OPTS.

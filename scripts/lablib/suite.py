@@ -36,9 +36,13 @@ FIRST_BACKEND_GROUPS = ["t_input", "t_cgroup", "t_evdiff", "t_kernfs", "t_kernfs
 # runs, so it must not be left to start last and alone either.
 GUEST_SECONDS = {"7.2": 1234, "6.12": 1049, "6.1-cloud": 879, "6.1": 799, "5.10": 758}
 # Groups that leave the kernel changed for good (a module that can never be
-# unloaded): each runs once, with the kernel's best backend, in a guest of
-# its own.
-SOLO_TESTS = ["t_broken"]
+# unloaded, an oops): each runs once, with the kernel's best backend, in a
+# guest of its own.
+SOLO_TESTS = ["t_broken", "t_pac"]
+# Groups that test what only a kernel built with an option has, skipped
+# with a note elsewhere: {group: (option, what a kernel without it lacks)}.
+CONFIG_TESTS = {"t_pac": ("CONFIG_ARM64_PTR_AUTH_KERNEL",
+                          "no pointer authentication of return addresses (x86 has none)")}
 # Groups in a guest of their own booted with extra kernel arguments:
 # t_slabdebug's slab debugging of names_cache, which getname must see.
 CMDLINE_TESTS = {"t_slabdebug": "slub_debug=P,names_cache"}
@@ -376,8 +380,9 @@ class GuestRun:
     append: str = ""
 
 
-def guest_runs(tests, only, backends, env):
-    """The suite's guest boots for the selected test groups, in order."""
+def guest_runs(tests, only, backends, env, solo=SOLO_TESTS):
+    """The suite's guest boots for the selected test groups, in order;
+    solo: the SOLO_TESTS the kernel can run."""
     # 20 minutes per backend, and the storm's own time on top: a flip
     # under load takes 0.1-0.5 s in TCG (0.3 s for 5.10's five knobs on a
     # shared host), so the full storm alone can outlast the rest.
@@ -390,7 +395,7 @@ def guest_runs(tests, only, backends, env):
     # guest of their own each.
     runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 600, keep=t,
                       label=f"{t} guest")
-             for t in SOLO_TESTS if not only or t in only]
+             for t in solo if not only or t in only]
     runs += [GuestRun(t, f"VFSFAST_BACKEND={backends[0]}\n. /lab/{t}.sh\n", 300, keep=t,
                       label=f"{t} guest", append=args)
              for t, args in CMDLINE_TESTS.items() if not only or t in only]
@@ -422,6 +427,14 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
         only = [t for t in (only or GUEST_TESTS + SOLO_TESTS + list(CMDLINE_TESTS)
                             + ["sig_enforce"])
                 if t not in RELEASE_PROGRAM_TESTS]
+    conf = build.kernel_config(kernel.base)
+    lacking = [t for t, (opt, _) in CONFIG_TESTS.items() if conf.get(opt) != "y"]
+    for t in lacking:
+        if not only or t in only:
+            opt, why = CONFIG_TESTS[t]
+            tally.note(f"[{kernel}] {t}: not run: {why}: no {opt}")
+    tests = [t for t in tests if t not in lacking]
+    solo = [t for t in SOLO_TESTS if t not in lacking]
     if tests:
         util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
                  f"backends {' '.join(backends)}")
@@ -430,7 +443,7 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
         extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
     if "t_lsm" in tests:
         extra.update(debian.package_programs(kernel, "apparmor", ["/usr/sbin/apparmor_parser"]))
-    for run in guest_runs(tests, only, backends, env):
+    for run in guest_runs(tests, only, backends, env, solo):
         files = dict(disk=disk, extra_files=extra) if run.with_files else {}
         res = guest.run_job(kernel, run.job, ko, smp=run.smp, icount=run.icount, env=env,
                             keep_dir=os.path.join(kernel.log_dir, run.keep),
@@ -625,9 +638,10 @@ HOST_TESTS = [
     ("console_digest_test.py", "a failed guest console's digest for the CI log: each "
      "report's header and the functions of its call trace, every blocked task of a "
      "hung-task panic"),
-    ("console_expected_test.py", "the console scan's one expected report: a KASAN "
-     "use-after-free between vfsfast_nameuaf's two lines; any other report there, every "
-     "report outside them and one after a begin line never ended still fail the guest"),
+    ("console_expected_test.py", "the console scan's expected reports: a KASAN "
+     "use-after-free between vfsfast_nameuaf's two lines, t_pac's pointer authentication "
+     "oops between its own; any other report there, every report outside them and one "
+     "after a begin line never ended still fail the guest"),
     ("vm_cpu_model_test.py", "the icount guests' CPU model (the cost model): offered no "
      "fast-string feature qemu knows (ERMS, FSRM), else refused; the old model only by "
      "name; wall-time guests keep -cpu max"),

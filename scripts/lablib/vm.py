@@ -42,17 +42,27 @@ REPORT_START = re.compile(
     r"Kernel panic|KASAN:|circular locking dependency")
 # Boot banners of those kernels that match the above but report nothing.
 BENIGN_CONSOLE = re.compile(r"RCU lockdep checking is enabled")
-# A report a test provokes on purpose: vfsfast_nameuaf.ko reads a name
-# after putname(), which KASAN must still report whatever vfsfast does,
-# and prints these lines around that one read.  Between them a KASAN
-# report's lines are expected: its header, "Call Trace:" and the frames
-# (a frame of lockdep's own functions is no lockdep report); any other
-# report still fails the run.
+# Reports a test provokes on purpose, each printed between two lines of
+# its own; between them the report's lines are expected, any other report
+# still fails the run.  (begin line, end line, the report's lines.)
+# vfsfast_nameuaf.ko reads a name after putname(), which KASAN must still
+# report whatever vfsfast does: its header, "Call Trace:" and the frames
+# (a frame of lockdep's own functions is no lockdep report).
 EXPECTED_BEGIN = "vfsfast_nameuaf: expected KASAN report begin"
 EXPECTED_END = "vfsfast_nameuaf: expected KASAN report end"
 EXPECTED_REPORT = re.compile(r"BUG: KASAN: [a-z-]*use-after-free in |Call Trace:|"
                              r"^(\[[ \d.]+\] )?\s+(\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
                              r"( \[\w+\])?$")
+# t_pac's one stock readlink() entered past its target's paciasp: the
+# first oops of the boot, a pointer authentication failure (FPAC) or,
+# on a CPU without FEAT_FPAC, the instruction abort at the corrupted
+# return address (ESR 0x86000004, IABT at EL1, level 0 translation
+# fault).  The rest of an arm64 oops matches nothing the scan looks for.
+PAC_BEGIN = "vfsfast_pac: expected pointer authentication report begin"
+PAC_END = "vfsfast_pac: expected pointer authentication report end"
+PAC_REPORT = re.compile(r"Internal error: Oops(: 0000000086000004| - FPAC: [0-9a-f]+) \[#1\] ")
+EXPECTED_REPORTS = [(EXPECTED_BEGIN, EXPECTED_END, EXPECTED_REPORT),
+                    (PAC_BEGIN, PAC_END, PAC_REPORT)]
 # KASAN kernels report every bug (kasan_multi_shot), not just the first:
 # the expected report above neither panics the guest (panic_on_warn) nor
 # silences a later one, which the console scan must see.
@@ -292,17 +302,18 @@ def build_initramfs(kernel, out, files, env):
 
 
 def _unexpected(lines):
-    """The console's lines, less those of the expected report between
-    EXPECTED_BEGIN and EXPECTED_END; a begin line never ended excuses
-    nothing."""
-    held = None
+    """The console's lines, less those of an expected report between its
+    begin and end lines (EXPECTED_REPORTS); a begin line never ended
+    excuses nothing."""
+    held = expect = None
     for line in lines:
-        if EXPECTED_BEGIN in line:
+        begin = next((e for e in EXPECTED_REPORTS if e[0] in line), None)
+        if begin:
             yield from held or []
-            held = []
-        elif held is not None and EXPECTED_END in line:
-            yield from (l for l in held if not EXPECTED_REPORT.search(l))
-            held = None
+            held, expect = [], begin
+        elif held is not None and expect[1] in line:
+            yield from (l for l in held if not expect[2].search(l))
+            held = expect = None
         elif held is not None:
             held.append(line)
         else:

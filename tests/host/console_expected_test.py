@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# The console scan's one expected report (scripts/lablib/vm.py): between
+# The console scan's expected reports (scripts/lablib/vm.py): between
 # vfsfast_nameuaf.ko's two lines a KASAN use-after-free report is
-# expected; any other report between them, every report outside them,
-# and one after a begin line that never ends, still fail a guest.
+# expected, between t_pac's the oops of a failed pointer authentication;
+# any other report between them, every report outside them, and one after
+# a begin line that never ends, still fail a guest.
 #
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
@@ -53,4 +54,35 @@ check(any("putname" in line for line in bad(after)),
       "a KASAN report after the end line still fails the guest", repr(bad(after)))
 check(len(bad(inside[:-1])) == 3, "a begin line never ended excuses nothing",
       repr(bad(inside[:-1])))
+
+# t_pac's report as 6.12-arm64 printed it under qemu 7.2 (no FEAT_FPAC),
+# and the first line of the same on a CPU with FEAT_FPAC.
+PAC = [
+    "[   11.321048] Unable to handle kernel paging request at virtual address bfff9cc1d805d5f0",
+    "[   11.321661]   EC = 0x21: IABT (current EL), IL = 32 bits",
+    "[   11.322322] Internal error: Oops: 0000000086000004 [#1] SMP",
+    "[   11.324350] pc : 0xbfff9cc1d805d5f0",
+    "[   11.328987] Call trace:",
+    "[   11.329262]  __arm64_sys_readlinkat+0x28/0x40",
+    "[   11.330256] ---[ end trace 0000000000000000 ]---",
+]
+FPAC = "[   11.322322] Internal error: Oops - FPAC: 0000000072000000 [#1] SMP"
+pac = [f"[   11.26] {vm.PAC_BEGIN}"] + PAC + [f"[   11.40] {vm.PAC_END}"]
+check(bad(pac) == [], "a pointer authentication oops between t_pac's lines is expected",
+      repr(bad(pac)))
+fpac = pac[:3] + [FPAC] + pac[4:]
+check(bad(fpac) == [], "the same as an FPAC oops is expected", repr(bad(fpac)))
+check(len(bad(PAC)) == 1, "the same oops without the lines fails the guest", repr(bad(PAC)))
+second = pac[:-1] + [PAC[2].replace("[#1]", "[#2]")] + pac[-1:]
+check(any("[#2]" in line for line in bad(second)),
+      "a second oops between t_pac's lines still fails the guest", repr(bad(second)))
+other = pac[:-1] + ["[   11.35] Internal error: Oops: 0000000096000004 [#1] SMP"] + pac[-1:]
+check(len(bad(other)) == 1, "another kind of oops between t_pac's lines still fails the guest",
+      repr(bad(other)))
+crossed = [f"[   11.26] {vm.PAC_BEGIN}"] + REPORT + [f"[   11.40] {vm.PAC_END}"]
+check(len(bad(crossed)) == 3, "a KASAN report between t_pac's lines still fails the guest",
+      repr(bad(crossed)))
+crossed = [f"[   12.2] {vm.EXPECTED_BEGIN}"] + PAC + [f"[   12.4] {vm.EXPECTED_END}"]
+check(len(bad(crossed)) == 1, "a pointer authentication oops between nameuaf's lines still "
+      "fails the guest", repr(bad(crossed)))
 RESULTS.finish()

@@ -28,6 +28,9 @@ static inline unsigned long vfsfast_sc_arg(const struct pt_regs *regs,
 /* site.c */
 unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp);
 bool vfsfast_arch_site_live(unsigned long site);
+#ifdef VFSFAST_FAULT_INJECT
+const char *vfsfast_arch_fi_body(const char *name, unsigned long *body);
+#endif
 
 /*
  * Why the optimizations with observers cannot be enabled here, or NULL:

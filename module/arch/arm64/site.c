@@ -12,7 +12,11 @@
  * says it, and ftrace_set_filter_ip() later refuses a site it has no
  * record of.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "vfsfast.h"
@@ -20,6 +24,7 @@
 #define VFSFAST_INSN_BTI_C	0xd503245f
 #define VFSFAST_INSN_MOV_X9_X30	0xaa1e03e9
 #define VFSFAST_INSN_NOP	0xd503201f
+#define VFSFAST_INSN_PACIASP	0xd503233f
 
 static bool vfsfast_insn_is_bl(u32 insn)
 {
@@ -58,3 +63,40 @@ bool vfsfast_arch_site_live(unsigned long site)
 		return false;
 	return vfsfast_insn_is_bl(le32_to_cpu(insn));
 }
+
+#ifdef VFSFAST_FAULT_INJECT
+/*
+ * Test builds only (make VFSFAST_FAULT_INJECT=1): the stock stub of the
+ * target named here enters its body one instruction late, past the
+ * "paciasp" that signs the return address, so that its "autiasp" checks
+ * an unsigned one.  That must fault where the kernel uses pointer
+ * authentication: the proof that a test of the right entry (PAC on, the
+ * return accepted) tests something.  Armed at load only, and only when
+ * the body starts with that "paciasp": skipping anything else would
+ * prove nothing and could corrupt the stack.
+ */
+static char fi_arm64_skip_sign[64];
+module_param_string(fi_arm64_skip_sign, fi_arm64_skip_sign,
+		    sizeof(fi_arm64_skip_sign), 0444);
+MODULE_PARM_DESC(fi_arm64_skip_sign,
+		 "test builds: enter this target's body past its paciasp");
+
+const char *vfsfast_arch_fi_body(const char *name, unsigned long *body)
+{
+	__le32 insn;
+
+	if (!sysfs_streq(name, fi_arm64_skip_sign))
+		return NULL;
+	if (copy_from_kernel_nofault(&insn, (void *)*body, sizeof(insn)))
+		return "fi_arm64_skip_sign: body unreadable";
+	if (le32_to_cpu(insn) != VFSFAST_INSN_PACIASP) {
+		pr_warn("%s: fi_arm64_skip_sign: body %pS starts with %08x, not paciasp: not armed\n",
+			name, (void *)*body, le32_to_cpu(insn));
+		return "fi_arm64_skip_sign: the body does not start with paciasp";
+	}
+	*body += sizeof(insn);
+	pr_info("%s: fi_arm64_skip_sign: stock calls enter at %pS, past paciasp\n",
+		name, (void *)*body);
+	return NULL;
+}
+#endif

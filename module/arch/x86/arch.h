@@ -56,6 +56,15 @@ static inline unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp)
 /* site.c: whether the site calls or jumps somewhere now. */
 bool vfsfast_arch_site_live(unsigned long site);
 
+#ifdef VFSFAST_FAULT_INJECT
+/* Test builds: no entry is skipped; x86 has no return address signing. */
+static inline const char *vfsfast_arch_fi_body(const char *name,
+					       unsigned long *body)
+{
+	return NULL;
+}
+#endif
+
 /*
  * Why the optimizations with observers cannot be enabled here, or NULL:
  * x86's stack walk of quiesce.c is sound (arch_unwind.h).
