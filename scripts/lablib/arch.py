@@ -69,6 +69,10 @@ class Arch:
     # A kprobe event's fetch of the return address at a function's first
     # instruction: where the call left it (x86: on top of the stack).
     entry_ret: str = "+0($stack)"
+    # The prefix of a system call's entry, the wrapper that takes the
+    # user's pt_regs: the module's VFSFAST_SYSCALL()
+    # (module/arch/<arch>/arch.h), word for word.
+    syscall_prefix: str = "__x64_sys_"
 
     def __str__(self):
         return self.name
@@ -83,6 +87,10 @@ class Arch:
         if not self.cross:
             return ""
         return f"ARCH={KBUILD_ARCH[self.name]} CROSS_COMPILE={self.triplet}-"
+
+    def syscall(self, name):
+        """The entry of system call @name ("statx": "__x64_sys_statx")."""
+        return self.syscall_prefix + name
 
     def tool(self, name):
         """A binutils or gcc program of the architecture in the chroot
@@ -140,7 +148,8 @@ ARM64 = Arch(
     multiarch="aarch64-linux-gnu",
     # bl leaves it in x30, not yet signed at the callee's first
     # instruction.
-    entry_ret="%x30")
+    entry_ret="%x30",
+    syscall_prefix="__arm64_sys_")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 
