@@ -29,8 +29,18 @@
 
 #include <linux/cgroup.h>
 
+#ifdef CONFIG_KALLSYMS_ALL
 #define VFSFAST_PROC_CGROUP		1
 #define VFSFAST_NO_PROC_CGROUP		NULL
+#else
+/*
+ * Without KALLSYMS_ALL (Debian's arm64 5.10 and 6.1) kallsyms names no
+ * variable, so neither the walks nor kallsyms_lookup_name() can find
+ * cgroup_mutex and css_set_lock: nothing to build.
+ */
+#define VFSFAST_NO_PROC_CGROUP \
+	"kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex and css_set_lock cannot be found"
+#endif
 
 /*
  * The kernel's answer, when it has it: set at load, since no header

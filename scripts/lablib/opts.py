@@ -205,6 +205,15 @@ def _proc_pid_rcu_upstream(k):
     return _release_at_least(k, (5, 14))
 
 
+def _proc_cgroup_lacks(k):
+    """Without KALLSYMS_ALL kallsyms names no variable: the module is built
+    without the targets (module/compat/proc_cgroup.h)."""
+    if k.config().get("CONFIG_KALLSYMS_ALL") != "y":
+        return ("kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex "
+                "and css_set_lock cannot be found")
+    return None
+
+
 def _proc_cgroup_upstream(k):
     """6.7's proc_cgroup_show() takes no cgroup_mutex (6.1.y has the RCU
     root list of the same series, not this)."""
@@ -373,7 +382,7 @@ OPTS = [
                     "nothing to replace"),
     Opt("proc_cgroup", ("proc_cgroup_show",), "load-time",
         "proc_cgroup_show runs without cgroup_mutex", _proc_cgroup_upstream,
-        workloads="proc_cgroup", load_time=True,
+        workloads="proc_cgroup", load_time=True, lacks=_proc_cgroup_lacks,
         unsupported="the kernel has it upstream (proc_cgroup_show runs without cgroup_mutex, 6.7): "
                     "nothing to replace"),
     Opt("proc_filesystems", ("register_filesystem", "unregister_filesystem",
