@@ -165,7 +165,7 @@ style:
 	$(LAB) style
 
 build-arm64:
-	$(LAB) build --kernels 6.12-arm64
+	$(LAB) build --kernels "6.12-arm64 6.1-arm64"
 
 # Not in `check` yet: an arm64 guest is TCG's slowest, and the groups that
 # need the release's own programs (stress-ng, apparmor) do not run there.

@@ -75,8 +75,8 @@
 #include "close_sync.h"
 
 #define VFSFAST_CLOSE_SYNC_TARGETS(T)					\
-	(T(__x64_sys_close, *(vfsfast_close_syscall_t *)0, 0, replace,	\
-	   vfsfast_sys_close)						\
+	(VFSFAST_SYSCALL_TARGET(T, close, *(vfsfast_close_syscall_t *)0, 0, \
+				replace, vfsfast_sys_close)		\
 	 T(____fput, *(vfsfast_task_work_t *)0, 0, call, vfsfast_stock_____fput))
 
 VFSFAST_STATS(close_sync);
@@ -135,7 +135,7 @@ static vfsfast_noipa long vfsfast_close_stock(const struct pt_regs *regs)
 {
 	vfsfast_fallback(close_sync);
 	vfsfast_leave(close_sync);
-	return vfsfast_stock___x64_sys_close(regs);
+	return VFSFAST_SYSCALL_STOCK(close)(regs);
 }
 
 /*
@@ -258,7 +258,7 @@ static long vfsfast_sys_close(const struct pt_regs *regs)
 	return ret;
 }
 
-VFSFAST_TAIL_CALL(vfsfast_close_stock, vfsfast_stock___x64_sys_close);
+VFSFAST_TAIL_CALL(vfsfast_close_stock, VFSFAST_SYSCALL_STOCK(close));
 VFSFAST_TAIL_CALL(vfsfast_sys_close, vfsfast_close_stock);
 /* Only for a file vfsfast_close_bounded() accepted: see the top. */
 VFSFAST_BOUNDED_CALL(vfsfast_close_own, vfsfast_stock_____fput);

@@ -8,9 +8,10 @@
  * newfstatat(fd, "", AT_EMPTY_PATH).  Stock 5.10 and 6.1 then allocate a
  * 4 KB name buffer (zeroed: Debian has init_on_alloc), copy the empty
  * name into it and walk it, to arrive at the file the descriptor already
- * names.  The replacement takes over the system call itself,
- * __x64_sys_newfstatat(): on 5.10 vfs_fstatat() is inlined into it, and
- * the kstat it fills is copied out by cp_new_stat(), which is static.
+ * names.  The replacement takes over the system call's entry itself,
+ * __x64_sys_newfstatat() (arm64: __arm64_sys_newfstatat()): on 5.10
+ * vfs_fstatat() is inlined into it, and the kstat it fills is copied
+ * out by cp_new_stat(), which is static.
  *
  * What stock does for newfstatat(dfd, name, buf, AT_EMPTY_PATH) with
  * dfd >= 0 and a name whose first byte reads as 0 (fs/stat.c, fs/namei.c
@@ -70,8 +71,8 @@
 #include "fstatat_empty.h"
 
 #define VFSFAST_FSTATAT_EMPTY_TARGETS(T)				\
-	(T(__x64_sys_newfstatat, *(vfsfast_syscall_t *)0, 0, replace,	\
-	   vfsfast_sys_newfstatat)					\
+	(VFSFAST_SYSCALL_TARGET(T, newfstatat, *(vfsfast_syscall_t *)0, 0, \
+				replace, vfsfast_sys_newfstatat)	\
 	 T(__fdget_raw, __fdget_raw, 0, call, vfsfast_stock___fdget_raw))
 
 VFSFAST_STATS(fstatat_empty);
@@ -152,7 +153,7 @@ static vfsfast_noipa long vfsfast_newfstatat_stock(const struct pt_regs *regs)
 {
 	vfsfast_fallback(fstatat_empty);
 	vfsfast_leave(fstatat_empty);
-	return vfsfast_stock___x64_sys_newfstatat(regs);
+	return VFSFAST_SYSCALL_STOCK(newfstatat)(regs);
 }
 
 /*
@@ -204,7 +205,7 @@ static long vfsfast_sys_newfstatat(const struct pt_regs *regs)
 	return error;
 }
 
-VFSFAST_TAIL_CALL(vfsfast_newfstatat_stock, vfsfast_stock___x64_sys_newfstatat);
+VFSFAST_TAIL_CALL(vfsfast_newfstatat_stock, VFSFAST_SYSCALL_STOCK(newfstatat));
 VFSFAST_TAIL_CALL(vfsfast_sys_newfstatat, vfsfast_newfstatat_stock);
 VFSFAST_BOUNDED_CALL(vfsfast_sys_newfstatat, vfsfast_stock___fdget_raw);
 

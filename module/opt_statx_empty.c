@@ -71,8 +71,8 @@
 #include "statx_empty.h"
 
 #define VFSFAST_STATX_EMPTY_TARGETS(T)					\
-	(T(__x64_sys_statx, *(vfsfast_statx_syscall_t *)0, 0, replace,	\
-	   vfsfast_sys_statx)						\
+	(VFSFAST_SYSCALL_TARGET(T, statx, *(vfsfast_statx_syscall_t *)0, 0, \
+				replace, vfsfast_sys_statx)		\
 	 T(__fdget_raw, __fdget_raw, 0, call, vfsfast_stock___fdget_raw))
 
 VFSFAST_STATS(statx_empty);
@@ -173,7 +173,7 @@ static vfsfast_noipa long vfsfast_statx_stock(const struct pt_regs *regs)
 {
 	vfsfast_fallback(statx_empty);
 	vfsfast_leave(statx_empty);
-	return vfsfast_stock___x64_sys_statx(regs);
+	return VFSFAST_SYSCALL_STOCK(statx)(regs);
 }
 
 /*
@@ -232,7 +232,7 @@ static long vfsfast_sys_statx(const struct pt_regs *regs)
 	return error;
 }
 
-VFSFAST_TAIL_CALL(vfsfast_statx_stock, vfsfast_stock___x64_sys_statx);
+VFSFAST_TAIL_CALL(vfsfast_statx_stock, VFSFAST_SYSCALL_STOCK(statx));
 VFSFAST_TAIL_CALL(vfsfast_sys_statx, vfsfast_statx_stock);
 VFSFAST_BOUNDED_CALL(vfsfast_sys_statx, vfsfast_stock___fdget_raw);
 

@@ -35,10 +35,28 @@
 /*
  * What differs between architectures, module/arch/<arch>/arch.h: the
  * argument registers of a function and of a system call
- * (vfsfast_arg_reg(), vfsfast_sc_arg()), and whether quiesce.c can walk
- * stacks there (VFSFAST_ARCH_NO_QUIESCE).
+ * (vfsfast_arg_reg(), vfsfast_sc_arg()), the name of a system call's
+ * entry (VFSFAST_SYSCALL()), and whether quiesce.c can walk stacks there
+ * (VFSFAST_ARCH_NO_QUIESCE).
  */
 #include "arch.h"
+
+/*
+ * A target list's entry for system call @name (include/vfsfast.h): the
+ * entry's name is expanded here, before the list's consumers paste it
+ * into the names of its stub and words.
+ */
+#define VFSFAST_SYSCALL_TARGET(T, name, ...)				\
+	VFSFAST_SYSCALL_TARGET_(T, VFSFAST_SYSCALL(name), __VA_ARGS__)
+#define VFSFAST_SYSCALL_TARGET_(T, entry, ...)	T(entry, __VA_ARGS__)
+/*
+ * The stock stub of system call @name's entry, and the same spelled as
+ * the lab reads it in VFSFAST_TAIL_CALL() (scripts/lablib/build.py).
+ */
+#define VFSFAST_SYSCALL_STOCK(name)					\
+	VFSFAST_SYSCALL_STOCK_(VFSFAST_SYSCALL(name))
+#define VFSFAST_SYSCALL_STOCK_(entry)	VFSFAST_SYSCALL_STOCK__(entry)
+#define VFSFAST_SYSCALL_STOCK__(entry)	vfsfast_stock_##entry
 
 /* ---- symbols ------------------------------------------------------------ */
 

@@ -11,7 +11,8 @@
  * and struct cgroup_namespace; cgrp_dfl_root and kernfs_path_from_node()
  * are exported.  css_set_lock and cgroup_mutex are exported only by
  * kernels with CONFIG_PROVE_RCU (Debian's are not): the module finds them
- * by name in kallsyms (CONFIG_KALLSYMS_ALL, which Debian's have), first
+ * by name in kallsyms (CONFIG_KALLSYMS_ALL: Debian's amd64 kernels and
+ * arm64 6.12 on, arm64 5.10 and 6.1 not, see below), first
  * with kallsyms_lookup_name() as register_kprobe() calls it
  * (vfsfast_lookup_data_name()), then, should a kernel stop storing the
  * address before refusing a data address, walking from an exported
@@ -29,8 +30,18 @@
 
 #include <linux/cgroup.h>
 
+#ifdef CONFIG_KALLSYMS_ALL
 #define VFSFAST_PROC_CGROUP		1
 #define VFSFAST_NO_PROC_CGROUP		NULL
+#else
+/*
+ * Without KALLSYMS_ALL (Debian's arm64 5.10 and 6.1) kallsyms names no
+ * variable, so neither the walks nor kallsyms_lookup_name() can find
+ * cgroup_mutex and css_set_lock: nothing to build.
+ */
+#define VFSFAST_NO_PROC_CGROUP \
+	"kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex and css_set_lock cannot be found"
+#endif
 
 /*
  * The kernel's answer, when it has it: set at load, since no header

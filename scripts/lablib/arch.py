@@ -42,7 +42,10 @@ class Arch:
     job_out: the guest device of the job's output, which the guest's
     init writes to (the lab's second channel, a file on the host).
     job_channel: qemu's arguments that make job_out a file on the host
-    ("{path}" in them is the file).  host_packages: the host's Debian
+    ("{path}" in them is the file).  job_modules: the kernel modules
+    that driver needs where a kernel builds it as a module (the guests
+    load them with the others, vm.GUEST_MODULES; a built-in one is
+    skipped).  host_packages: the host's Debian
     packages the guests need.  cpu: qemu's -cpu for every guest; None:
     the lab's cost models (vm.py, an x86 matter: TCG's rep strings).
     """
@@ -69,6 +72,11 @@ class Arch:
     # A kprobe event's fetch of the return address at a function's first
     # instruction: where the call left it (x86: on top of the stack).
     entry_ret: str = "+0($stack)"
+    job_modules: tuple = ()
+    # The prefix of a system call's entry, the wrapper that takes the
+    # user's pt_regs: the module's VFSFAST_SYSCALL()
+    # (module/arch/<arch>/arch.h), word for word.
+    syscall_prefix: str = "__x64_sys_"
 
     def __str__(self):
         return self.name
@@ -83,6 +91,10 @@ class Arch:
         if not self.cross:
             return ""
         return f"ARCH={KBUILD_ARCH[self.name]} CROSS_COMPILE={self.triplet}-"
+
+    def syscall(self, name):
+        """The entry of system call @name ("statx": "__x64_sys_statx")."""
+        return self.syscall_prefix + name
 
     def tool(self, name):
         """A binutils or gcc program of the architecture in the chroot
@@ -123,6 +135,9 @@ ARM64 = Arch(
     job_out="/dev/hvc0", job_channel=("-device", "virtio-serial-pci", "-chardev",
                                       "file,id=job,path={path}", "-device",
                                       "virtconsole,chardev=job"),
+    # Built in on 6.12; a module on 6.1 (with virtio_pci, which the
+    # guests load anyway).
+    job_modules=("virtio_console",),
     # max has PAC (kernel return addresses are signed, as on hardware);
     # pauth-impdef swaps QARMA for qemu's cheaper hash: the same
     # instructions, so the same counts, in a fraction of TCG's time.
@@ -140,7 +155,8 @@ ARM64 = Arch(
     multiarch="aarch64-linux-gnu",
     # bl leaves it in x30, not yet signed at the callee's first
     # instruction.
-    entry_ret="%x30")
+    entry_ret="%x30",
+    syscall_prefix="__arm64_sys_")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 

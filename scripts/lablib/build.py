@@ -214,10 +214,14 @@ def make_cross(kernel):
 # optimization file declares them with VFSFAST_TAIL_CALL(caller, callee)
 # (include/vfsfast.h): on those paths the stock code may sleep for as long
 # as user space decides, and nothing of vfsfast may be left on the stack.
-TAIL_CALL = re.compile(r"^VFSFAST_TAIL_CALL\((\w+),\s*(\w+)\);", re.M)
+# A callee may be a system call's stock stub, VFSFAST_SYSCALL_STOCK(name)
+# (module/compat/compat.h), whose symbol depends on the architecture
+# (stock_symbol()).
+_CALLEE = r"(\w+|VFSFAST_SYSCALL_STOCK\(\w+\))"
+TAIL_CALL = re.compile(r"^VFSFAST_TAIL_CALL\((\w+),\s*" + _CALLEE + r"\);", re.M)
 # The calls of stock code that may stay calls: VFSFAST_BOUNDED_CALL(caller,
 # callee), each with the reason it cannot sleep for long.
-BOUNDED_CALL = re.compile(r"^VFSFAST_BOUNDED_CALL\((\w+),\s*(\w+)\);", re.M)
+BOUNDED_CALL = re.compile(r"^VFSFAST_BOUNDED_CALL\((\w+),\s*" + _CALLEE + r"\);", re.M)
 # Functions on a rare path, which may take a lock or an atomic on a line
 # every CPU shares: VFSFAST_RARE_PATH(fn).
 RARE_PATH = re.compile(r"^VFSFAST_RARE_PATH\((\w+)\);", re.M)
@@ -236,6 +240,14 @@ def _declared(pattern):
                     first, second = (m.group(1), m.group(2)) if pattern.groups == 2 else (m.group(1), None)
                     out.setdefault(obj, {}).setdefault(first, []).append(second)
     return out
+
+
+def stock_symbol(kernel, callee):
+    """The symbol a declared callee is in kernel's build: itself, or for
+    VFSFAST_SYSCALL_STOCK(name) the stock stub of the architecture's
+    entry of that system call (vfsfast_stock___arm64_sys_statx)."""
+    m = re.fullmatch(r"VFSFAST_SYSCALL_STOCK\((\w+)\)", callee)
+    return f"vfsfast_stock_{kernel.arch.syscall(m.group(1))}" if m else callee
 
 
 def tail_calls():
@@ -358,7 +370,7 @@ def tail_call_problems(kernel):
         for f, callees in funcs.items():
             if f not in code:
                 continue
-            for c in callees:
+            for c in (stock_symbol(kernel, c) for c in callees):
                 insns = [i[0] for i in code[f] if i[1] == c]
                 if any(kernel.arch.is_call(i) for i in insns):
                     problems.append(f"{f}: call {c}")
@@ -381,7 +393,7 @@ def stock_call_problems(kernel):
         for f, insns in code.items():
             for mnem, target, _, _ in insns:
                 if (kernel.arch.is_call(mnem) and target and target.startswith("vfsfast_stock_")
-                        and target not in allowed.get(f, [])):
+                        and target not in (stock_symbol(kernel, c) for c in allowed.get(f, []))):
                     problems.append(f"{f}: call {target}")
     return sorted(set(problems))
 

@@ -366,12 +366,13 @@ for _flavour, _suffix in FLAVOURS.items():
 # Debian's kernels of other architectures (issue 49,
 # Documentation/arm64-plan.md): lab name -> (the amd64 kernel of the same
 # ABI, whose release's chroot builds for it, and the architecture).
-CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64")}
+CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64"), "6.1-arm64": ("6.1", "arm64")}
 
 # What a release's chroot adds for a cross build, by architecture; only
 # when such a kernel is asked for, so the amd64 chroots stay as they are.
 # The release's default cross compiler is the version its kernel was
-# built with (trixie: gcc-14, checked against the headers' .config).
+# built with, checked against the arm64 headers' .config (trixie: gcc-14;
+# bookworm: gcc-12 12.2.0, CONFIG_GCC_VERSION=120200).
 CROSS_PACKAGES = {"arm64": ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
                             # the guests' static test programs
                             "libc6-dev-arm64-cross",

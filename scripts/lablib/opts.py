@@ -205,10 +205,27 @@ def _proc_pid_rcu_upstream(k):
     return _release_at_least(k, (5, 14))
 
 
+def _proc_cgroup_lacks(k):
+    """Without KALLSYMS_ALL kallsyms names no variable: the module is built
+    without the targets (module/compat/proc_cgroup.h)."""
+    if k.config().get("CONFIG_KALLSYMS_ALL") != "y":
+        return ("kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex "
+                "and css_set_lock cannot be found")
+    return None
+
+
 def _proc_cgroup_upstream(k):
     """6.7's proc_cgroup_show() takes no cgroup_mutex (6.1.y has the RCU
     root list of the same series, not this)."""
     return _release_at_least(k, (6, 7))
+
+
+@dataclasses.dataclass(frozen=True)
+class Syscall:
+    """A function of an optimization that is a system call's entry, whose
+    name is the architecture's (arch.Arch.syscall(): __x64_sys_statx,
+    __arm64_sys_statx), as the module's VFSFAST_SYSCALL() names it."""
+    name: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,6 +248,11 @@ class Opt:
     # tag is then "load-time" on every kernel); has_upstream is still the
     # lab's own answer, for the status file.
     load_time: bool = False
+
+    def funcs(self, k):
+        """Its functions' names on kernel k."""
+        return tuple(k.arch.syscall(f.name) if isinstance(f, Syscall) else f
+                     for f in self.functions)
 
     def upstream(self, k):
         """modinfo's expected upstream= tag on kernel k: tag or "none"."""
@@ -268,7 +290,7 @@ class Opt:
 
     def modinfo(self, k):
         """`modinfo -F vfsfast_opt_<name>` of the module built for k."""
-        return (f"functions={','.join(self.functions)} upstream={self.upstream(k)}" +
+        return (f"functions={','.join(self.funcs(k))} upstream={self.upstream(k)}" +
                 (" opt-in=yes" if self.opt_in else "") +
                 ("" if self.built(k) else " built=no"))
 
@@ -282,7 +304,7 @@ class Opt:
         """Its line of `vfsfast check` (scripts/vfsfast, from modinfo);
         found: what the check says of each function ("present" where the
         System.map is real, "unchecked" where it is Debian's placeholder)."""
-        fns = " ".join(f"{fn}:{found}" for fn in self.functions)
+        fns = " ".join(f"{fn}:{found}" for fn in self.funcs(k))
         return (f"{self.name}: functions {fns}; upstream: {self.upstream(k)}; "
                 f"enable=auto: {self.auto_word(k)}"
                 f"{' (opt-in)' if self.opt_in else ''}"
@@ -326,11 +348,11 @@ OPTS = [
                        "kernfs_dop_revalidate", "kernfs_iop_permission", "kernfs_iop_getattr"),
         "none", "none", _never, workloads="kernfs_rcu", lacks=_kernfs_rcu_lacks,
         env="VFSFAST_EXPECT_UPSTREAM_KERNFS_RCU", env_holds="tag"),
-    Opt("fstatat_empty", ("__x64_sys_newfstatat",), "vfs_empty_path",
+    Opt("fstatat_empty", (Syscall("newfstatat"),), "vfs_empty_path",
         "fstatat and statx of an empty path skip the walk (vfs_empty_path)",
         _fstatat_empty_upstream, workloads="fstatat_empty",
         unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
-    Opt("statx_empty", ("__x64_sys_statx",), "vfs_empty_path",
+    Opt("statx_empty", (Syscall("statx"),), "vfs_empty_path",
         "fstatat and statx of an empty path skip the walk (vfs_empty_path)",
         _fstatat_empty_upstream, workloads="fstatat_empty",
         unsupported="the kernel has it upstream (vfs_empty_path, 6.11): nothing to replace"),
@@ -348,7 +370,7 @@ OPTS = [
         "faccessat skips the credential override when it changes nothing (cap_isidentical)",
         _access_creds_upstream, workloads="access_creds",
         unsupported="the kernel has it upstream (cap_isidentical, 6.3): nothing to replace"),
-    Opt("close_sync", ("__x64_sys_close",), "close_fd_get_file-private",
+    Opt("close_sync", (Syscall("close"),), "close_fd_get_file-private",
         "close(2) finishes the file itself (close_fd_get_file private to fs/)",
         _close_sync_upstream, workloads="close_sync", opt_in=True,
         unsupported="the kernel has it upstream (close(2) with __fput_sync, 6.6): "
@@ -360,7 +382,7 @@ OPTS = [
                     "nothing to replace"),
     Opt("proc_cgroup", ("proc_cgroup_show",), "load-time",
         "proc_cgroup_show runs without cgroup_mutex", _proc_cgroup_upstream,
-        workloads="proc_cgroup", load_time=True,
+        workloads="proc_cgroup", load_time=True, lacks=_proc_cgroup_lacks,
         unsupported="the kernel has it upstream (proc_cgroup_show runs without cgroup_mutex, 6.7): "
                     "nothing to replace"),
     Opt("proc_filesystems", ("register_filesystem", "unregister_filesystem",
@@ -407,7 +429,7 @@ def guest_env(k):
         if o.env:
             env[o.env] = o.upstream(k) if o.env_holds == "tag" else o.upstream_text(k)
         n = o.name.upper()
-        env[f"VFSFAST_OPT_{n}_FUNCTIONS"] = " ".join(o.functions)
+        env[f"VFSFAST_OPT_{n}_FUNCTIONS"] = " ".join(o.funcs(k))
         env[f"VFSFAST_OPT_{n}_UPSTREAM"] = o.upstream(k)
         env[f"VFSFAST_OPT_{n}_STATUS_UPSTREAM"] = o.upstream_text(k)
         env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)

@@ -233,7 +233,7 @@ def guest_modules(kernel, names=None):
             visit(dep)
         order.append(name)
 
-    for name in names or GUEST_MODULES:
+    for name in names or list(kernel.arch.job_modules) + GUEST_MODULES:
         visit(name)
     return [(name, index[name]) for name in order]
 

@@ -141,6 +141,35 @@ kprobe_count() {
 	echo '-:kprobes/vfkc' >>$_kt/kprobe_events
 }
 
+# names_cachep_value ALLOC: names_cachep's value, the cache getname()
+# takes its name buffers from, fetched by a kprobe on the slab allocator
+# ALLOC during a stat: by name (@SYM), or where kallsyms names no
+# variable (no KALLSYMS_ALL: Debian's arm64 5.10 and 6.1) as the cache
+# stock getname_flags() passes it, the getname knob off meanwhile.
+# Empty where neither works.  Tracing must be on.
+names_cachep_value() {
+	_kt=${T:-/sys/kernel/tracing}
+	_g=$(cat $VF/getname/enabled 2>/dev/null)
+	[ "$_g" = 1 ] && set_knob getname 0
+	_nc=
+	for _f in "nc=@names_cachep:x64" \
+		"nc=\$arg1:x64 caller=$VFSFAST_KPROBE_ENTRY_RET:symbol"; do
+		echo "p:kprobes/vfnc $1 $_f" >>$_kt/kprobe_events 2>/dev/null || continue
+		echo >$_kt/trace
+		echo 1 >$_kt/events/kprobes/vfnc/enable
+		stat /etc/passwd >/dev/null
+		echo 0 >$_kt/events/kprobes/vfnc/enable
+		_nc=$(sed -n -e 's/.* vfnc:.* nc=\(0x[0-9a-f]*\)$/\1/p' \
+			-e 's/.* vfnc:.* nc=\(0x[0-9a-f]*\) caller=getname_flags[+.].*/\1/p' \
+			$_kt/trace | head -n 1)
+		echo '-:kprobes/vfnc' >>$_kt/kprobe_events
+		echo >$_kt/trace
+		[ -n "$_nc" ] && break
+	done
+	[ "$_g" = 1 ] && set_knob getname 1
+	echo "$_nc"
+}
+
 # Loads with the backend this pass forces, if any.
 load_vfsfast() {
 	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"

@@ -138,7 +138,7 @@ grep -q " mutex_lock_nested\$" /proc/kallsyms && mlock=mutex_lock_nested
 reads() { i=0; while [ $i -lt 100 ]; do cat /proc/self/cgroup; i=$((i + 1)); done >/dev/null; }
 mcount() { # knob value
 	set_knob $o $1
-	kprobe_count "$mlock lock=%di:u64" "lock == 0x$cmutex && comm == \"cat\"" reads
+	kprobe_count "$mlock lock=\$arg1:u64" "lock == 0x$cmutex && comm == \"cat\"" reads
 	set_knob $o 0
 }
 echo 1 >$T/tracing_on
@@ -298,7 +298,7 @@ if mount -t cgroup -o none,name=vfcm cgroup $V1; then
 	cslock=$(awk '$3 == "css_set_lock" { print $1 }' /proc/kallsyms)
 	lcount() { # knob value: css_set_lock acquisitions by 100 reads
 		set_knob $o $1
-		kprobe_count "_raw_spin_lock_irq lock=%di:u64" "lock == 0x$cslock && comm == \"cat\"" reads
+		kprobe_count "_raw_spin_lock_irq lock=\$arg1:u64" "lock == 0x$cslock && comm == \"cat\"" reads
 	}
 	off=$(lcount 0)
 	on=$(lcount 1)

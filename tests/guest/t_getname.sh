@@ -68,17 +68,11 @@ nd "as root"
 
 # names_cache allocations per stat of a short name, counted by a kprobe
 # on the slab allocator whose filter is names_cachep's value (which a
-# first probe fetches, @SYM reading the variable): stock allocates one
-# per call, the fast path none once its cache is warm.
+# first probe fetches: names_cachep_value): stock allocates one per
+# call, the fast path none once its cache is warm.
 ka=kmem_cache_alloc_noprof
 grep -q " $ka\$" /proc/kallsyms || ka=kmem_cache_alloc
-echo "p:kprobes/vfnc $ka nc=@names_cachep:x64" >>$T/kprobe_events 2>/dev/null
-echo 1 >$T/events/kprobes/vfnc/enable 2>/dev/null
-stat /etc/passwd >/dev/null
-echo 0 >$T/events/kprobes/vfnc/enable 2>/dev/null
-nc=$(sed -n 's/.* vfnc:.* nc=\(0x[0-9a-f]*\).*/\1/p' $T/trace | head -n 1)
-echo '-:kprobes/vfnc' >>$T/kprobe_events 2>/dev/null
-echo >$T/trace
+nc=$(names_cachep_value $ka)
 if [ -n "$nc" ]; then
 	mkdir -p /tmp/gn && : >/tmp/gn/f
 	set_knob $o 0

@@ -66,7 +66,7 @@ if [ "$KN" = kernfs ] && [ "$on" = 1 ]; then
 	# With lock debugging, mutex_lock() is mutex_lock_nested().
 	mlock=mutex_lock
 	grep -q " mutex_lock_nested\$" /proc/kallsyms && mlock=mutex_lock_nested
-	echo "p:kprobes/vfkm $mlock lock=%di:u64" >>$T/kprobe_events
+	echo "p:kprobes/vfkm $mlock lock=\$arg1:u64" >>$T/kprobe_events
 	echo "lock == 0x$kmutex" >$T/events/kprobes/vfkm/filter
 	echo 1 >$T/tracing_on
 	for w in miss:$MISS stat:$DEEP read:$DEEP; do

@@ -55,6 +55,12 @@ check(a.release == kernels.get("6.12").release and a.flavour == "arm64" and a.cr
       a.make_vars == "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" and a.base is a and
       a.name not in kernels.DEFAULT,
       "6.12-arm64: cross-built in trixie's chroot, its own flavour, not a default kernel", f"{a}")
+# Debian's arm64 6.1 the same way in bookworm's chroot, of the pinned
+# ABI and version (the download takes the amd64 tree's version).
+b = kernels.get("6.1-arm64")
+check(b.release == kernels.get("6.1").release and b.flavour == "arm64" and b.cross and
+      b.make_vars == a.make_vars and b.base is b and b.name not in kernels.DEFAULT,
+      "6.1-arm64: cross-built in bookworm's chroot, its own flavour, not a default kernel", f"{b}")
 check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in debian.KERNELS),
       "the amd64 kernels: no cross build, nothing added to make", "")
 check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",

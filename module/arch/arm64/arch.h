@@ -25,6 +25,9 @@ static inline unsigned long vfsfast_sc_arg(const struct pt_regs *regs,
 	return regs->regs[n];
 }
 
+/* The entry of system call @name: its wrapper taking the user's pt_regs. */
+#define VFSFAST_SYSCALL(name)	__arm64_sys_##name
+
 /* site.c */
 unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp);
 bool vfsfast_arch_site_live(unsigned long site);

@@ -41,6 +41,9 @@ static inline unsigned long vfsfast_sc_arg(const struct pt_regs *regs,
 	return *regs_of[n];
 }
 
+/* The entry of system call @name: its wrapper taking the user's pt_regs. */
+#define VFSFAST_SYSCALL(name)	__x64_sys_##name
+
 /*
  * Where the ftrace site is of the function a kprobe was placed at the
  * start of, or 0.  The kprobe lands on the site when the function has
