@@ -725,9 +725,6 @@ def main(kernels, env, jobs=None, only=None):
     tally = Tally()
     print("TAP version 13")
     host_checks(tally)
-    if any(not k.built and not k.cross for k in kernels) and (not only or "deb" in only):
-        # Once, before the kernels' package tests use them.
-        deb.suite_debs(tally)
     disk = guest.ext4_image()
     # Each round-robin TCG guest uses one host core: run that many kernels
     # at once.  Results are printed kernel by kernel, in the order given.
@@ -739,6 +736,15 @@ def main(kernels, env, jobs=None, only=None):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         ready = {k: pool.submit(_set_up, k) for k in kernels}
     ready = {k: f.result() for k, f in ready.items()}
+    # The packages are built once, in a release chroot set up above,
+    # beside the kernels' own builds (the package build is mostly one CPU
+    # for minutes): a kernel's package tests wait for them
+    # (deb.suite_debs() holds its lock while it builds).  Their results
+    # come first, as before.
+    debs_lines, debs_pool, debs = Lines(), None, None
+    if any(not k.built and not k.cross for k in kernels) and (not only or "deb" in only):
+        debs_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        debs = debs_pool.submit(deb.suite_debs, debs_lines)
     # Longest first, so that the slowest kernel never starts last and
     # alone: the wall time is then close to the sum of the work divided by
     # the jobs.  The Debian kernels' main guests as CI last measured them
@@ -752,6 +758,10 @@ def main(kernels, env, jobs=None, only=None):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         names = {k.name for k in kernels}
         futures = {k: pool.submit(_run_one, k, disk, env, only, names) for k in order}
+        if debs:
+            debs.result()
+            debs_pool.shutdown()
+            debs_lines.replay(tally)
         for k in kernels:
             futures[k].result().replay(tally)
     tally.summary()
