@@ -13,7 +13,6 @@
 static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 {
 	const struct vfsfast_backend **b;
-	const char *why __maybe_unused;
 	char part[64];
 	unsigned long entry = 0;
 
@@ -34,9 +33,12 @@ static const char *vfsfast_prepare_func(struct vfsfast_func *func)
 	func->entry = entry;
 	*func->body = func->site + MCOUNT_INSN_SIZE;
 #ifdef VFSFAST_FAULT_INJECT
-	why = vfsfast_arch_fi_body(func->old_name, func->body);
-	if (why)
-		return why;
+	{
+		const char *why = vfsfast_arch_fi_body(func->old_name, func->body);
+
+		if (why)
+			return why;
+	}
 #endif
 	for (b = vfsfast_backend_order; *b; b++)
 		if ((*b)->prepare(func))
