@@ -212,7 +212,11 @@ def _apt_install(root, packages, stamp):
 def chroot_programs(kernel, programs):
     """{guest path: host path} for dynamically linked programs of a
     release's chroot and every library they load (ldd), so the guest can
-    run the release's own build of them.  kernel: a kernel.Kernel."""
+    run the release's own build of them.  kernel: a kernel.Kernel; for a
+    kernel of another architecture, the same programs of that
+    architecture (foreign_programs())."""
+    if kernel.cross:
+        return foreign_programs(kernel, programs)
     root = kernel.chroot_dir
     files = {}
     for prog in programs:
@@ -223,6 +227,121 @@ def chroot_programs(kernel, programs):
     return files
 
 
+def _owner(root, prog):
+    """The package of the chroot that installed @prog, under either of
+    merged-/usr's names."""
+    names = [prog, prog[4:] if prog.startswith("/usr/") else "/usr" + prog]
+    for name in names:
+        out = subprocess.run(["chroot", root, "dpkg-query", "-S", name], capture_output=True,
+                             text=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
+        if out.returncode == 0:
+            return out.stdout.split(":")[0]
+    util.die(f"{root}: no package installed {prog}")
+
+
+# Where a release's chroot keeps packages of another architecture
+# unpacked (dpkg-deb -x, never installed: no maintainer script of a
+# foreign architecture could run, and apt would replace the chroot's own
+# libraries), and the stamp there listing them.
+def _foreign_root(kernel):
+    return os.path.join(kernel.chroot_dir, f"opt/vfsfast/root-{kernel.arch}")
+
+
+def foreign_unpack(kernel, packages):
+    """Unpack @packages of the kernel's architecture, with everything they
+    depend on (apt-cache depends --recurse, no recommends), into
+    _foreign_root(), once each; returns that directory.  An
+    Architecture: all package (which apt will not select as pkg:arch) is
+    taken as it is."""
+    dest = _foreign_root(kernel)
+    stamp = os.path.join(dest, ".vfsfast-packages")
+    have = set(open(stamp).read().split()) if os.path.exists(stamp) else set()
+    if all(p in have for p in packages):
+        return dest
+    root, a = kernel.chroot_dir, kernel.arch
+    util.log(f"{kernel}: unpacking {' '.join(f'{p}:{a}' for p in packages)} and what "
+             f"they depend on")
+    listing = "/var/tmp/vfsfast-foreign.list"
+    with mounted(root):
+        in_chroot(root, f"""
+            apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+                --no-breaks --no-replaces --no-enhances {' '.join(f'{p}:{a}' for p in packages)} |
+                grep '^[a-z0-9]' | sed 's/:{a}$//' | sort -u > {listing}
+        """, quiet=True)
+        want = [p for p in open(os.path.join(root, listing.lstrip("/"))).read().split()
+                if p not in have]
+        got = "/var/tmp/vfsfast-foreign"
+        in_chroot(root, f"""
+            rm -rf {got} && mkdir -p {got} && cd {got}
+            for p in {' '.join(want)}; do
+                apt-get download -q $p:{a} >/dev/null 2>&1 || apt-get download -q $p >/dev/null
+            done
+        """, quiet=True)
+    os.makedirs(dest, exist_ok=True)
+    for deb in sorted(glob.glob(os.path.join(root, got.lstrip("/"), "*.deb"))):
+        util.run(["dpkg-deb", "-x", deb, dest])
+    shutil.rmtree(os.path.join(root, got.lstrip("/")))
+    with open(stamp, "w") as f:
+        f.write("\n".join(sorted(have | set(want) | set(packages))) + "\n")
+    return dest
+
+
+def _elf(path, what):
+    """readelf's answer for an ELF file of any architecture: the
+    libraries it needs (NEEDED), or its interpreter, [] for none."""
+    if what == "needed":
+        out = util.run(["readelf", "-d", path], capture=True)
+        return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
+    out = util.run(["readelf", "-l", path], capture=True)
+    return re.findall(r"Requesting program interpreter: ([^\]]+)\]", out)
+
+
+def foreign_programs(kernel, programs, packages=None):
+    """chroot_programs() for a kernel of another architecture: the same
+    programs, and every library they load, from the packages of that
+    architecture that install them in the amd64 chroot (or @packages),
+    unpacked by foreign_unpack().  No ldd can run a foreign program, so
+    the libraries are its NEEDED entries, found where the release's
+    loader looks (the multiarch directories, then /lib), and the loader
+    itself at the path the program asks for."""
+    root = kernel.chroot_dir
+    dest = foreign_unpack(kernel, packages or sorted({_owner(root, p) for p in programs}))
+    multiarch = kernel.arch.multiarch
+    dirs = [f"usr/lib/{multiarch}", f"lib/{multiarch}", "usr/lib", "lib"]
+
+    def find(path):
+        for name in (path, path[4:] if path.startswith("/usr/") else "/usr" + path):
+            host = _in_root(dest, name)
+            if os.path.isfile(host):
+                return host
+        return None
+
+    files, todo = {}, []
+    for prog in programs:
+        host = find(prog)
+        if not host:
+            util.die(f"{kernel}: the {kernel.arch} packages install no {prog}")
+        files[prog] = host
+        todo.append(host)
+    seen = set()
+    while todo:
+        host = todo.pop()
+        if host in seen:
+            continue
+        seen.add(host)
+        for interp in _elf(host, "interp"):
+            files[interp] = find(interp) or util.die(f"{kernel}: no {interp} in {dest}")
+        for lib in _elf(host, "needed"):
+            found = next((d for d in dirs if os.path.isfile(_in_root(dest, f"/{d}/{lib}"))), None)
+            if not found:
+                util.die(f"{kernel}: {lib}, which {os.path.basename(host)} needs, is not in "
+                         f"the {kernel.arch} packages unpacked in {dest}")
+            files[f"/{found}/{lib}".replace("/usr/lib/", "/lib/", 1)] = \
+                _in_root(dest, f"/{found}/{lib}")
+            todo.append(_in_root(dest, f"/{found}/{lib}"))
+    return files
+
+
 def package_programs(kernel, package, programs):
     """{guest path: host path} for programs of a release's package that
     the chroot does not install (apparmor's postinst would load profiles
@@ -230,6 +349,8 @@ def package_programs(kernel, package, programs):
     chroot and unpacked under /opt/vfsfast/<package>, unconfigured, and
     each program is found there under /usr/sbin or /sbin (bullseye's
     apparmor keeps /sbin).  Libraries as chroot_programs()."""
+    if kernel.cross:
+        return foreign_programs(kernel, programs, [package])
     root = kernel.chroot_dir
     unpacked = f"/opt/vfsfast/{package}"
     if not os.path.isdir(os.path.join(root, unpacked.lstrip("/"))):

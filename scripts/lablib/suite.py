@@ -331,6 +331,24 @@ def generic_twin(kernel, names):
     return None
 
 
+# The groups a kernel of another architecture runs where the profile
+# says so, beside the amd64 kernel of its ABI (CI's arm64 group): what is
+# the architecture's own (the hook engine's trampolines and pointer
+# authentication, quiesce's frame-record walk and its forced
+# interleavings, the word-at-a-time and register-argument paths of the
+# differentials, unload under load); the amd64 twin runs every other
+# group on the same source, and `make check-arm64` runs them all.
+CROSS_TWIN_GROUPS = ["t_load", "t_sysfs", "t_kernfs_rcu", "t_getname", "t_readlink",
+                     "t_unload", "t_pac"]
+
+
+def amd64_twin(kernel, names):
+    """The name of a kernel of another architecture's amd64 kernel of the
+    same ABI (6.12 for 6.12-arm64) when names has it, else None."""
+    base = debian.CROSS_KERNELS.get(kernel.name, (None,))[0]
+    return base if base in names else None
+
+
 def package_checks(tally, kernel, ko, env, names=()):
     """The .debs as a fleet installs them, in an overlay of the chroot,
     then a guest with the module DKMS built from them.  Where the profile
@@ -407,11 +425,12 @@ def guest_runs(tests, only, backends, env, solo=SOLO_TESTS):
     return runs
 
 
-# Groups that need programs of the release's userland, packed from its
-# chroot with their libraries: an amd64 chroot's, so not on the kernels
-# of other architectures yet (Documentation/arm64-plan.md, Next).
-RELEASE_PROGRAM_TESTS = {"t_stress": "stress-ng", "t_toggle": "stress-ng",
-                         "t_lsm": "apparmor_parser", "t_fleet": "the release's fleet image"}
+# Groups that need more of the release's userland than its programs and
+# their libraries (debian.chroot_programs(), which packs those of any
+# architecture): a root filesystem image, made from the amd64 chroot, so
+# not on the kernels of other architectures yet
+# (Documentation/arm64-plan.md, Next).
+RELEASE_PROGRAM_TESTS = {"t_fleet": "the release's fleet image"}
 
 
 def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
@@ -421,8 +440,8 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
     if kernel.cross:
         for t, what in RELEASE_PROGRAM_TESTS.items():
             if t in tests or t in FLEET_TESTS and (not only or t in only):
-                tally.note(f"[{kernel}] {t}: not run: it needs {what} of the release, "
-                           f"packed from the amd64 chroot, not {kernel.arch}'s")
+                tally.note(f"[{kernel}] {t}: not run: it needs {what}, made from the "
+                           f"amd64 chroot, not {kernel.arch}'s")
         tests = [t for t in tests if t not in RELEASE_PROGRAM_TESTS]
         only = [t for t in (only or GUEST_TESTS + SOLO_TESTS + list(CMDLINE_TESTS)
                             + ["sig_enforce"])
@@ -439,8 +458,7 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
         util.log(f"{kernel}: booting guest for {len(tests)} test groups x "
                  f"backends {' '.join(backends)}")
     extra = build.test_modules(kernel) if test_modules else {}
-    if not kernel.cross:
-        extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
+    extra.update(debian.chroot_programs(kernel, ["/usr/bin/stress-ng"]))
     if "t_lsm" in tests:
         extra.update(debian.package_programs(kernel, "apparmor", ["/usr/sbin/apparmor_parser"]))
     for run in guest_runs(tests, only, backends, env, solo):
@@ -544,6 +562,11 @@ def run_kernel(tally, kernel, disk, env, only=None, names=()):
     order: builds, `vfsfast check`, installs, the packages, the guests.
     names: the kernels of the run."""
     kernel.ensure()
+    twin = amd64_twin(kernel, names) if env.get("VFSFAST_CROSS_GROUPS") == "0" else None
+    if twin and not only:
+        only = CROSS_TWIN_GROUPS
+        tally.note(f"[{kernel}] groups other than {' '.join(only)}: not run beside {twin} "
+                   f"in this profile (make check-arm64 runs them all)")
     w1_ok = build_checks(tally, kernel)
     expect = Expectations(kernel)
     if kernel.cross:

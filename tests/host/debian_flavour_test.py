@@ -75,6 +75,14 @@ check(got == {"6.1": None, "6.1-cloud": "6.1", "7.2-cloud": None, "6.12-arm64": 
       "a cloud kernel's generic twin, for the package steps: 6.1-cloud's is 6.1 when it runs; "
       "none for 7.2-cloud without 7.2, nor for generic or arm64 kernels", f"{got}")
 
+# A kernel of another architecture runs only its own groups beside its
+# amd64 kernel of the same ABI in CI's profile (suite.run_kernel).
+run = {"6.12", "6.12-arm64", "6.1-arm64", "6.1-cloud"}
+got = {n: suite.amd64_twin(kernels.get(n), run) for n in sorted(run)}
+check(got == {"6.12": None, "6.12-arm64": "6.12", "6.1-arm64": None, "6.1-cloud": None},
+      "an arm64 kernel's amd64 twin, for CI's arm64 group: 6.12-arm64's is 6.12 when it "
+      "runs; none for 6.1-arm64 without 6.1, nor for amd64 kernels", f"{got}")
+
 with tempfile.TemporaryDirectory() as tmp:
     os.environ["VFSFAST_CACHE"] = tmp
     for name, facts in debian.KERNELS.items():
