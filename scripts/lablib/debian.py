@@ -247,12 +247,49 @@ def _foreign_root(kernel):
     return os.path.join(kernel.chroot_dir, f"opt/vfsfast/root-{kernel.arch}")
 
 
+def foreign_download(kernel, names, dest, apt_root=None):
+    """Download each package of @names built for the kernel's architecture
+    (a package named for amd64's triplet, gcc-14-x86-64-linux-gnu, as the
+    architecture's own; an Architecture: all one as it is) with the apt
+    of @apt_root (the release's chroot, or an overlay of it), and unpack
+    it into @dest as dpkg would over a merged /usr: a top-level link dest
+    already has (lib -> usr/lib) is kept.  Returns the names of which the
+    architecture has no build."""
+    root, a = apt_root or kernel.chroot_dir, kernel.arch
+    # apt-cache depends of a chroot with both architectures names some
+    # packages as pkg:arch
+    names = sorted({n.split(":")[0] for n in names})
+    ours, theirs = (x.multiarch.replace("_", "-") for x in (arch_mod.AMD64, a))
+    got = "/var/tmp/vfsfast-foreign"
+    in_chroot(root, f"""
+        rm -rf {got} && mkdir -p {got} && cd {got}
+        for p in {' '.join(names)}; do
+            q=$(echo $p | sed 's/{ours}/{theirs}/')
+            apt-get download -q $q:{a} >/dev/null 2>&1 && continue
+            if apt-cache show --no-all-versions $p 2>/dev/null | grep -qx 'Architecture: all'; then
+                apt-get download -q $p >/dev/null
+            else
+                echo $p >> {got}.missing
+            fi
+        done
+    """, quiet=True)
+    os.makedirs(dest, exist_ok=True)
+    host = os.path.join(root, got.lstrip("/"))
+    for deb in sorted(glob.glob(os.path.join(host, "*.deb"))):
+        util.run(["sh", "-ec", f"dpkg-deb --fsys-tarfile '{deb}' | "
+                  f"tar -C '{dest}' -x --keep-directory-symlink"])
+    missing = open(host + ".missing").read().split() if os.path.exists(host + ".missing") else []
+    shutil.rmtree(host)
+    if os.path.exists(host + ".missing"):
+        os.unlink(host + ".missing")
+    return missing
+
+
 def foreign_unpack(kernel, packages):
     """Unpack @packages of the kernel's architecture, with everything they
     depend on (apt-cache depends --recurse, no recommends), into
-    _foreign_root(), once each; returns that directory.  An
-    Architecture: all package (which apt will not select as pkg:arch) is
-    taken as it is."""
+    _foreign_root(), once each (foreign_download()); returns that
+    directory."""
     dest = _foreign_root(kernel)
     stamp = os.path.join(dest, ".vfsfast-packages")
     have = set(open(stamp).read().split()) if os.path.exists(stamp) else set()
@@ -270,17 +307,7 @@ def foreign_unpack(kernel, packages):
         """, quiet=True)
         want = [p for p in open(os.path.join(root, listing.lstrip("/"))).read().split()
                 if p not in have]
-        got = "/var/tmp/vfsfast-foreign"
-        in_chroot(root, f"""
-            rm -rf {got} && mkdir -p {got} && cd {got}
-            for p in {' '.join(want)}; do
-                apt-get download -q $p:{a} >/dev/null 2>&1 || apt-get download -q $p >/dev/null
-            done
-        """, quiet=True)
-    os.makedirs(dest, exist_ok=True)
-    for deb in sorted(glob.glob(os.path.join(root, got.lstrip("/"), "*.deb"))):
-        util.run(["dpkg-deb", "-x", deb, dest])
-    shutil.rmtree(os.path.join(root, got.lstrip("/")))
+        foreign_download(kernel, want, dest)
     with open(stamp, "w") as f:
         f.write("\n".join(sorted(have | set(want) | set(packages))) + "\n")
     return dest

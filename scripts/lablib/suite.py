@@ -425,27 +425,10 @@ def guest_runs(tests, only, backends, env, solo=SOLO_TESTS):
     return runs
 
 
-# Groups that need more of the release's userland than its programs and
-# their libraries (debian.chroot_programs(), which packs those of any
-# architecture): a root filesystem image, made from the amd64 chroot, so
-# not on the kernels of other architectures yet
-# (Documentation/arm64-plan.md, Next).
-RELEASE_PROGRAM_TESTS = {"t_fleet": "the release's fleet image"}
-
-
 def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
     """Boot the kernel's guests (guest_runs()) and record their results.
     test_modules: the W=1 build made tests/modules' modules."""
     tests = [t for t in GUEST_TESTS if not only or t in only]
-    if kernel.cross:
-        for t, what in RELEASE_PROGRAM_TESTS.items():
-            if t in tests or t in FLEET_TESTS and (not only or t in only):
-                tally.note(f"[{kernel}] {t}: not run: it needs {what}, made from the "
-                           f"amd64 chroot, not {kernel.arch}'s")
-        tests = [t for t in tests if t not in RELEASE_PROGRAM_TESTS]
-        only = [t for t in (only or GUEST_TESTS + SOLO_TESTS + list(CMDLINE_TESTS)
-                            + ["sig_enforce"])
-                if t not in RELEASE_PROGRAM_TESTS]
     conf = build.kernel_config(kernel.base)
     lacking = [t for t, (opt, _) in CONFIG_TESTS.items() if conf.get(opt) != "y"]
     for t in lacking:

@@ -169,12 +169,15 @@ class Userland:
     flavour of FLAVOURS: "real" for vfsfast-lab real, "fleet" for t_fleet,
     "fstests" for vfsfast-lab external; extra: more packages."""
 
-    def __init__(self, release, flavour="real", extra=()):
+    def __init__(self, release, flavour="real", extra=(), foreign=None):
         self.release = release
         f = FLAVOURS[flavour]
         self.packages = list(f.packages) + sorted(set(extra) - set(f.packages))
         self.alternatives, self.setup = f.alternatives, f.setup
-        self.name = self.release + f.suffix
+        # foreign: the arch.Arch of a kernel of another architecture,
+        # whose image ensure() makes from that architecture's packages.
+        self.foreign = foreign
+        self.name = self.release + f.suffix + (f"-{foreign}" if foreign else "")
 
     @property
     def image(self):
@@ -197,7 +200,16 @@ class Userland:
 
     def ensure(self, kernel):
         """Make the image (kernel: one of the release's kernels, whose
-        chroot lock is held meanwhile); returns its path."""
+        chroot lock is held meanwhile); returns its path.
+
+        For a kernel of another architecture the packages are chosen, and
+        /etc with the users and alternatives made, in the amd64 overlay as
+        for the release's own image; then each package of the closure is
+        that architecture's build, unpacked over the merged /usr's links
+        (debian.foreign_download()), and the overlay's /etc and
+        alternatives' links go on top: they are the same for every
+        architecture, but for ld.so.cache, which is left out (the loader
+        then searches its own directories)."""
         if os.path.exists(self._stamp) and open(self._stamp).read() == self._stamp_want() \
                 and os.path.exists(self.image):
             return self.image
@@ -222,6 +234,8 @@ class Userland:
             if self.alternatives:
                 names += _alternatives(root)
             os.makedirs(stage)
+            if self.foreign:
+                names = self._foreign_stage(kernel, root, stage, pkgs, names)
             with open(stage + ".list", "w") as f:
                 f.write("".join(n + "\n" for n in names))
             util.run(["sh", "-ec", f"tar -C '{root}' --no-recursion -cf - -T '{stage}.list' | "
@@ -248,6 +262,24 @@ class Userland:
         return self.image
 
 
+    def _foreign_stage(self, kernel, root, stage, pkgs, names):
+        """Unpack the architecture's builds of pkgs into stage, with the
+        overlay's top-level links first; returns what of names is still to
+        be copied from the overlay: /etc (but ld.so.cache) and the
+        alternatives' links."""
+        for n in os.listdir(root):
+            if os.path.islink(os.path.join(root, n)):
+                os.symlink(os.readlink(os.path.join(root, n)), os.path.join(stage, n))
+        missing = debian.foreign_download(kernel, pkgs, stage, apt_root=root)
+        if missing:
+            util.log(f"{self.name}: {self.foreign} has no build of {' '.join(missing)}")
+        return [n for n in names if (n == "etc" or n.startswith("etc/") or
+                                     os.path.islink(os.path.join(root, n)) and
+                                     os.readlink(os.path.join(root, n)).startswith(
+                                         "/etc/alternatives/"))
+                and n != "etc/ld.so.cache"]
+
+
 def of(kernel, flavour="real", extra=()):
-    """The userland of a kernel's release."""
-    return Userland(kernel.release, flavour, extra)
+    """The userland of a kernel's release, of the kernel's architecture."""
+    return Userland(kernel.release, flavour, extra, kernel.arch if kernel.cross else None)
