@@ -7,6 +7,7 @@ packages are downloaded by apt inside them.
 """
 
 import contextlib
+import fcntl
 import glob
 import os
 import re
@@ -159,6 +160,21 @@ def in_chroot(root, script, **kw):
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C",
            "DEBIAN_FRONTEND": "noninteractive", "HOME": "/root"}
     return util.run(["chroot", root, "/bin/sh", "-ec", script], env=env, **kw)
+
+
+@contextlib.contextmanager
+def setup_lock(release):
+    """One kernel of a release set up at a time: suite.main() sets kernels
+    up side by side, and kernels of one release (6.12, 6.12-cloud,
+    6.12-arm64) share its chroot, which the first must finish making (and
+    its /var/tmp, where each downloads its packages) before the next
+    looks.  A lock file beside the chroots: flock() holds across threads
+    as across lab runs."""
+    d = os.path.dirname(chroot_dir(release))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f".{release}.setup.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
 
 
 def ensure_chroot(release):
@@ -452,6 +468,10 @@ class DebianKind(kernel_mod.Kind):
         return ["chroot", k.chroot_dir, "/bin/sh", "-ec", script]
 
     def ensure(self, k):
+        with setup_lock(k.release):
+            return self._ensure(k)
+
+    def _ensure(self, k):
         """Download and unpack the stock kernel image and modules of a release.
 
         Returns the directory holding boot/vmlinuz-* and lib/modules/<release>.
@@ -543,7 +563,7 @@ class CrossKind(DebianKind):
     def release(self, k):
         return self._abi(k)[1] + k.flavour
 
-    def ensure(self, k):
+    def _ensure(self, k):
         """The chroot with the cross compiler and k's headers, the image
         and modules unpacked into kernel_dir(k), and the busybox; returns
         kernel_dir(k)."""
