@@ -234,7 +234,7 @@ class Result:
 def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
     """Boot one kernel (a kernel.Kernel) and measure the programs."""
     kernel.ensure()
-    ko, log = build.dkms_install(kernel)
+    ko, log = build.guest_module(kernel)
     if not ko:
         util.die(f"{kernel}: module build failed:\n{log[-2000:]}")
     land = userland.of(kernel)
