@@ -42,7 +42,12 @@ SOLO_TESTS = ["t_broken", "t_pac"]
 # Groups that test what only a kernel built with an option has, skipped
 # with a note elsewhere: {group: (option, what a kernel without it lacks)}.
 CONFIG_TESTS = {"t_pac": ("CONFIG_ARM64_PTR_AUTH_KERNEL",
-                          "no pointer authentication of return addresses (x86 has none)")}
+                          "no pointer authentication of return addresses (x86 has none)"),
+                # BPF trampolines reach a function with an ftrace site
+                # through ftrace's direct calls: without them (arm64 before
+                # 6.4) fentry and BPF LSM programs fail with ENOTSUPP.
+                "t_bpf": ("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS",
+                          "no BPF trampoline can attach to a kernel function")}
 # Groups in a guest of their own booted with extra kernel arguments:
 # t_slabdebug's slab debugging of names_cache, which getname must see.
 CMDLINE_TESTS = {"t_slabdebug": "slub_debug=P,names_cache"}
