@@ -486,15 +486,10 @@ class DebianKind(kernel_mod.Kind):
         if os.path.exists(kdir):
             shutil.rmtree(kdir)
         util.log(f"{k}: downloading linux-image {kver}")
-        # The image package of 7.2 is a stub depending on linux-binary-* and
-        # linux-modules-*; the older releases ship everything in one package.
-        # Debian's unsigned image has the same kernel as the signed one.
         script = f"""
             rm -rf /var/tmp/vfsfast-kernel && mkdir -p /var/tmp/vfsfast-kernel
             cd /var/tmp/vfsfast-kernel
-            img=linux-image-{kver}-unsigned
-            apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}
-            pkgs="$img $(apt-cache depends "$img" | sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')"
+            {_image_packages_sh(kver)}
             ver="{pin['version'] if pin else ''}"
             [ -z "$ver" ] || pkgs="$(for p in $pkgs; do printf '%s=%s ' "$p" "$ver"; done)"
             apt-get download -q $pkgs
@@ -515,6 +510,19 @@ class DebianKind(kernel_mod.Kind):
         return kdir
 
 
+def _image_packages_sh(kver, arch=""):
+    """Shell lines that set $pkgs to the packages of kernel @kver's image
+    and modules (of architecture @arch, "" for the chroot's own).  The
+    image package of 7.2 is a stub depending on linux-binary-* and
+    linux-modules-*; the older releases ship everything in one package.
+    Debian's unsigned image has the same kernel as the signed one."""
+    q = f":{arch}" if arch else ""
+    return (f'img=linux-image-{kver}-unsigned{q}\n'
+            f'apt-cache show "$img" >/dev/null 2>&1 || img=linux-image-{kver}{q}\n'
+            'pkgs="$img $(apt-cache depends "$img" | '
+            "sed -n 's/^ *Depends: \\(linux-\\(binary\\|modules\\)-[^ ]*\\)$/\\1/p')\"")
+
+
 def flavour_of(kver):
     """The flavour of a Debian uname -r ("5.10.0-32-cloud-amd64":
     "cloud-amd64"; "7.2.13+deb14-amd64": "amd64"), or None: what follows
@@ -532,16 +540,25 @@ for _flavour, _suffix in FLAVOURS.items():
 
 
 # Debian's kernels of other architectures (issue 49,
-# Documentation/arm64-plan.md): lab name -> (the amd64 kernel of the same
-# ABI, whose release's chroot builds for it, and the architecture).
-CROSS_KERNELS = {"6.12-arm64": ("6.12", "arm64"), "6.1-arm64": ("6.1", "arm64")}
+# Documentation/arm64-plan.md), by lab name: "base", the amd64 kernel of
+# the same ABI, whose release's chroot builds for it; "arch", the
+# architecture; "gcc", the cross compiler where the release's default
+# (gcc-<triplet>) is not the one the kernel was built with (the headers'
+# .config, CONFIG_GCC_VERSION, tells; its .kernelvariables names it in CC):
+# the chroot installs <gcc>-<triplet> and runs <triplet>-<gcc>.
+CROSS_KERNELS = {"6.12-arm64": {"base": "6.12", "arch": "arm64"},
+                 "6.1-arm64": {"base": "6.1", "arch": "arm64"},
+                 # The headers' CC is aarch64-linux-gnu-gcc-16 (16.2.0), whatever
+                 # sid's default cross gcc (gcc-16 too in 4:16.1.0-3) moves to.
+                 "7.2-arm64": {"base": "7.2", "arch": "arm64", "gcc": "gcc-16"}}
 
-# What a release's chroot adds for a cross build, by architecture; only
-# when such a kernel is asked for, so the amd64 chroots stay as they are.
-# The release's default cross compiler is the version its kernel was
-# built with, checked against the arm64 headers' .config (trixie: gcc-14;
-# bookworm: gcc-12 12.2.0, CONFIG_GCC_VERSION=120200).
-CROSS_PACKAGES = {"arm64": ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
+# What a release's chroot adds for a cross build besides the compiler, by
+# architecture; only when such a kernel is asked for, so the amd64 chroots
+# stay as they are.  The release's default cross compiler is the version
+# its kernel was built with, checked against the arm64 headers' .config
+# (trixie: gcc-14; bookworm: gcc-12 12.2.0, CONFIG_GCC_VERSION=120200),
+# except where CROSS_KERNELS names one.
+CROSS_PACKAGES = {"arm64": ["binutils-aarch64-linux-gnu",
                             # the guests' static test programs
                             "libc6-dev-arm64-cross",
                             # kernel-doc under W=1 needs Pod::Usage
@@ -557,11 +574,15 @@ class CrossKind(DebianKind):
     apt would pull in the architecture's gcc and libc."""
 
     def _abi(self, k):
-        base = kernel_mod.get(CROSS_KERNELS[k.name][0])
+        base = kernel_mod.get(CROSS_KERNELS[k.name]["base"])
         return base, base.kver[:-len(base.flavour)]
 
     def release(self, k):
         return self._abi(k)[1] + k.flavour
+
+    def _packages(self, k):
+        """The cross compiler of k (k.gcc, CROSS_KERNELS), then the rest."""
+        return [f"{k.gcc}-{k.arch.triplet}"] + CROSS_PACKAGES[str(k.arch)]
 
     def _ensure(self, k):
         """The chroot with the cross compiler and k's headers, the image
@@ -570,9 +591,9 @@ class CrossKind(DebianKind):
         root = ensure_chroot(k.release)
         base, abi = self._abi(k)
         tree = f"linux-headers-{abi}{k.flavour}"
-        gcc = os.path.join(root, f"usr/bin/{k.arch.tool('gcc')}")
+        gcc = os.path.join(root, f"usr/bin/{k.arch.tool(k.gcc)}")
         stamp = os.path.join(root, f".vfsfast-cross-{k.arch}")
-        packages = CROSS_PACKAGES[str(k.arch)]
+        packages = self._packages(k)
         have = open(stamp).read().split() if os.path.exists(stamp) else []
         if (not os.path.isdir(os.path.join(root, "usr/src", tree)) or not os.path.exists(gcc)
                 or any(p not in have for p in packages)):
@@ -595,41 +616,50 @@ class CrossKind(DebianKind):
             with mounted(root):
                 in_chroot(root, script, quiet=True)
             with open(stamp, "w") as f:
-                f.write("\n".join(packages) + "\n")
-        self._unpack(k, k.kernel_dir, f"linux-image-{k.kver}-unsigned", base, check="image")
+                f.write("\n".join(have + [p for p in packages if p not in have]) + "\n")
+        self._unpack(k, k.kernel_dir, f"linux-image {k.kver}", base, check="image")
         self._unpack(k, self._busybox_dir(k), "busybox-static", base, check="busybox")
         return k.kernel_dir
 
-    def _unpack(self, k, dest, package, base, check):
-        """Download @package of k's architecture in the release's chroot
-        (of the amd64 kernel's version, for a kernel package) and unpack
-        it into @dest, once."""
+    def _unpack(self, k, dest, what, base, check):
+        """Download @what of k's architecture in the release's chroot (the
+        kernel's image and modules of the amd64 kernel's version, for
+        check "image"; else the package @what names) and unpack it into
+        @dest, once."""
         stamp = os.path.join(dest, ".vfsfast-ready")
         if os.path.exists(stamp):
             return
         root = k.chroot_dir
         if os.path.exists(dest):
             shutil.rmtree(dest)
-        util.log(f"{k}: downloading {package}:{k.arch}")
-        pin = "" if not package.startswith("linux-") else \
-            f"=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})"
+        util.log(f"{k}: downloading {what}:{k.arch}")
+        if check == "image":
+            get = f"""
+                {_image_packages_sh(k.kver, k.arch)}
+                ver=$(dpkg-query -W -f='${{Version}}' linux-headers-{base.kver})
+                apt-get download -q $(for p in $pkgs; do printf '%s=%s ' "$p" "$ver"; done)
+            """
+        else:
+            get = f"apt-get download -q {what}:{k.arch}"
         script = f"""
             rm -rf /var/tmp/vfsfast-get && mkdir -p /var/tmp/vfsfast-get
             cd /var/tmp/vfsfast-get
-            apt-get download -q {package}:{k.arch}{pin}
+            {get}
         """
         with mounted(root):
             in_chroot(root, script, quiet=True)
-        debs = glob.glob(os.path.join(root, "var/tmp/vfsfast-get/*.deb"))
-        if len(debs) != 1:
-            util.die(f"{k}: downloading {package}:{k.arch} gave {debs}")
+        debs = sorted(glob.glob(os.path.join(root, "var/tmp/vfsfast-get/*.deb")))
+        if not debs or (check != "image" and len(debs) != 1):
+            util.die(f"{k}: downloading {what}:{k.arch} gave {debs}")
         os.makedirs(dest)
-        util.run(["dpkg-deb", "-x", debs[0], dest])
+        for deb in debs:
+            util.run(["dpkg-deb", "-x", deb, dest])
         shutil.rmtree(os.path.join(root, "var/tmp/vfsfast-get"))
+        names = " ".join(os.path.basename(d) for d in debs)
         if check == "image" and not k.image:
-            util.die(f"{k}: no vmlinuz in {debs[0]}")
+            util.die(f"{k}: no vmlinuz in {names}")
         if check == "busybox" and not os.path.exists(os.path.join(dest, "usr/bin/busybox")):
-            util.die(f"{k}: no usr/bin/busybox in {debs[0]}")
+            util.die(f"{k}: no usr/bin/busybox in {names}")
         open(stamp, "w").close()
 
     def _busybox_dir(self, k):
@@ -650,7 +680,7 @@ class CrossKind(DebianKind):
         shutil.copytree(os.path.dirname(src), host_work,
                         ignore=shutil.ignore_patterns("*.o", "__pycache__"))
         name = os.path.basename(src)
-        in_chroot(root, f"cd {work} && {k.arch.tool('gcc')} {' '.join(flags)} -static "
+        in_chroot(root, f"cd {work} && {k.arch.tool(k.gcc)} {' '.join(flags)} -static "
                   f"-o prog {name}", quiet=True)
         shutil.copyfile(os.path.join(host_work, "prog"), exe)
         os.chmod(exe, 0o755)
@@ -663,10 +693,12 @@ class CrossKind(DebianKind):
 
 
 CROSS_KIND = CrossKind()
-for _name, (_base, _arch) in CROSS_KERNELS.items():
-    _facts = KERNELS[_base]
-    kernel_mod.register(kernel_mod.Kernel(_name, _facts["release"], _facts["gcc"], CROSS_KIND,
-                                          flavour=_arch, arch=arch_mod.get(_arch)))
+for _name, _cross in CROSS_KERNELS.items():
+    # A cross kernel's gcc is its cross compiler's (CROSS_KERNELS).
+    kernel_mod.register(kernel_mod.Kernel(_name, KERNELS[_cross["base"]]["release"],
+                                          _cross.get("gcc", "gcc"), CROSS_KIND,
+                                          flavour=_cross["arch"],
+                                          arch=arch_mod.get(_cross["arch"])))
 
 
 def setup(kernels):

@@ -98,6 +98,9 @@ class Kernel:
 
     release: the Debian release whose chroot builds for it (and whose gcc,
     the compiler the kernel was built with, compiles the module).
+    gcc: that compiler ("gcc-14"; "gcc", the release's default); a cross
+    kernel's is its cross compiler's, <triplet>-<gcc> in the chroot
+    (debian.CROSS_KERNELS).
     base_name: the kernel whose expectations it shares (a debug kernel is
     tested as its stock Debian kernel); None: itself.
     flavour: the Debian kernel flavour, the end of its uname -r after the

@@ -350,7 +350,7 @@ CROSS_TWIN_GROUPS = ["t_load", "t_sysfs", "t_kernfs_rcu", "t_getname", "t_readli
 def amd64_twin(kernel, names):
     """The name of a kernel of another architecture's amd64 kernel of the
     same ABI (6.12 for 6.12-arm64) when names has it, else None."""
-    base = debian.CROSS_KERNELS.get(kernel.name, (None,))[0]
+    base = debian.CROSS_KERNELS.get(kernel.name, {}).get("base")
     return base if base in names else None
 
 

@@ -366,7 +366,7 @@ int main(int argc, char **argv)
 			path = missing;
 		}
 		if (c == 11) {
-			char *slash = strrchr(path, '/');
+			const char *slash = strrchr(path, '/');
 
 			if (slash) {
 				snprintf(missing, sizeof(missing), "%.*s",

@@ -165,7 +165,8 @@ fi
 # kernfs or kernfs_rcu share one ftrace ops, whatever carries the
 # replacements: one registration instead of one per observer.  Checked
 # against the kernel's own record of its sites (enabled_functions): every
-# observer site on one trampoline, vfsfast's group callback.  Every
+# observer site on one trampoline (x86's "tramp:"; arm64 has none, its
+# CALL_OPS sites name the ops they call, "ops:"), vfsfast's group callback.  Every
 # observer must still see its calls (names made and renamed are seen at
 # once, between passthrough flips, which retarget jmp's replacements and
 # must leave the group alone); the disable lets go of every site.  An
@@ -187,8 +188,8 @@ if [ -n "$KN" ] && first_backend && [ -f /lab/vfsfast_kfrace.ko ]; then
 	ef=$(grep 'vfsfast_group_thunk' $T/enabled_functions)
 	t_eq "observer group: $KN's observers share one ftrace ops (backend file, enabled_functions: one trampoline, the group's callback)" \
 		"yes ${grp:-none} 1" \
-		"$([ "${grp:-0}" -ge 2 ] && echo yes) $(echo "$ef" | grep -c .) $(echo "$ef" | sed -n 's/.*tramp: \([^ ]*\).*/\1/p' | sort -u | grep -c .)" \
-		"$(head -n1 $VF/$KN/backend); $(echo "$ef" | cut -d' ' -f1 | tr '\n' ' ')"
+		"$([ "${grp:-0}" -ge 2 ] && echo yes) $(echo "$ef" | grep -c .) $(echo "$ef" | sed -En 's/.*(tramp|ops): ([^ ]*).*/\2/p' | sort -u | grep -c .)" \
+		"$(head -n1 $VF/$KN/backend); $(echo "$ef" | tr '\n\t' '| ')"
 	bad=
 	kf_do add vfgrold || bad="setup: $(cat $KF/state);"
 	bad="$bad$(kf_names_seen vfgr flip_passthrough)"

@@ -61,6 +61,21 @@ b = kernels.get("6.1-arm64")
 check(b.release == kernels.get("6.1").release and b.flavour == "arm64" and b.cross and
       b.make_vars == a.make_vars and b.base is b and b.name not in kernels.DEFAULT,
       "6.1-arm64: cross-built in bookworm's chroot, its own flavour, not a default kernel", f"{b}")
+# Debian's arm64 7.2 in sid's chroot with its own compiler, named per
+# kernel (CROSS_KERNELS' "gcc"): gcc-16, whatever sid's default cross gcc
+# is; the others keep the release's default and the packages they had.
+c = kernels.get("7.2-arm64")
+check(c.release == kernels.get("7.2").release and c.flavour == "arm64" and c.cross and
+      c.make_vars == a.make_vars and c.name not in kernels.DEFAULT and c.gcc == "gcc-16" and
+      debian.CROSS_KIND._packages(c)[0] == "gcc-16-aarch64-linux-gnu" and
+      c.arch.tool(c.gcc) == "aarch64-linux-gnu-gcc-16",
+      "7.2-arm64: cross-built in sid's chroot with gcc-16-aarch64-linux-gnu, not a default kernel",
+      f"{c} {c.gcc} {debian.CROSS_KIND._packages(c)}")
+check(all(debian.CROSS_KIND._packages(k) == ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
+                                             "libc6-dev-arm64-cross", "perl"] and
+          k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b)),
+      "6.12-arm64, 6.1-arm64: the release's default cross compiler, the same packages as before",
+      f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)}")
 check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in debian.KERNELS),
       "the amd64 kernels: no cross build, nothing added to make", "")
 check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",

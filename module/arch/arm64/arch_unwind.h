@@ -94,6 +94,9 @@ static inline void vfsfast_unwind_queue(struct vfsfast_unwind *u,
  * Read the frame record at fp: queue what it returns to (an exception's:
  * the interrupted pc and lr) and move fp to the caller's.  False at the
  * end of the walk, with failed set unless that end was the stack's own.
+ * A record is 8-byte aligned, as the kernel's own unwinder asks, not 16:
+ * from 6.13 an exception's, pt_regs' stackframe, is at S_STACKFRAME 296
+ * in a 16-byte aligned pt_regs.
  */
 static inline bool vfsfast_unwind_record(struct vfsfast_unwind *u)
 {
@@ -103,7 +106,7 @@ static inline bool vfsfast_unwind_record(struct vfsfast_unwind *u)
 	if (!fp || fp == u->final)
 		return false;
 	u->failed = true;
-	if (++u->steps > VFSFAST_UNWIND_MAX || (fp & 0xf) || fp < u->low ||
+	if (++u->steps > VFSFAST_UNWIND_MAX || (fp & 0x7) || fp < u->low ||
 	    fp > u->high - sizeof(rec) || fp <= u->prev_fp ||
 	    copy_from_kernel_nofault(rec, (void *)fp, sizeof(rec)))
 		return false;
