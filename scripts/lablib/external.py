@@ -308,8 +308,10 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
     shutil.rmtree(keep, ignore_errors=True)
     vfs_suites = VFSTEST_SUITES if vfs_dir else []
     util.log(f"{kernel}: {n} LTP tests, {len(vfs_suites)} vfstest suites, on "
-             f"{' '.join(filesystems)}; {len(fst_tests)} fstests generic tests on "
-             f"{' '.join(fst_fs) or 'none'}; knobs {' then '.join(passes)}"
+             f"{' '.join(filesystems)}; "
+             + (f"{len(fst_tests)} fstests generic tests on {' '.join(fst_fs)}; "
+                if fst_tests else "no fstests generic tests; ")
+             + f"knobs {' then '.join(passes)}"
              + (f"; the fault-injection build with {' '.join(fault)}" if fault else "")
              + f" (guest log: {keep})")
     done = [0]
