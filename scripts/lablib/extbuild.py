@@ -47,6 +47,14 @@ BUILD_PACKAGES = ["e2fsprogs", "acl", "autoconf", "automake", "libtool", "m4", "
                   "libc6-dev", "libcap-dev", "libacl1-dev", "libattr1-dev", "liburing-dev",
                   "xfslibs-dev", "uuid-dev", "libtool-bin", "libaio-dev"]
 DEPS_STAMP = ".vfsfast-external-deps"
+# For a kernel of another architecture (kernel.cross), the optional
+# libraries of that architecture, PKG:ARCH beside the chroot's own (they
+# are Multi-Arch: same, the same version): the cross compiler finds them
+# in /usr/lib/TRIPLET.  Installed only where apt would remove, replace or
+# upgrade nothing of the chroot (apt-get -s says so), since other lab
+# runs share it; otherwise the builds go without them (the tests that
+# need them TCONF, vfstest without its io_uring and fscaps cases).
+CROSS_LIBRARIES = ["libcap-dev", "libacl1-dev", "libattr1-dev", "liburing-dev"]
 
 # Where a build happens inside the chroot (removed afterwards).
 WORK = "/var/tmp/vfsfast-external"
@@ -61,19 +69,51 @@ def commit_of(checkout):
     return p.stdout.strip()
 
 
+def cross_libraries(kernel):
+    """CROSS_LIBRARIES as PKG:ARCH for a cross kernel; [] for another."""
+    return [f"{p}:{kernel.arch}" for p in CROSS_LIBRARIES] if kernel.cross else []
+
+
+def _apt_refuses(root, packages):
+    """What `apt-get -s install` of @packages would do to the chroot beyond
+    installing new packages (lines Remv, and Inst of an installed package,
+    which show its old version in brackets); [] when nothing."""
+    out = debian.in_chroot(root, "apt-get -s install " + " ".join(packages) + " 2>&1",
+                           capture=True, check=False)
+    return [l for l in out.splitlines()
+            if l.startswith(("Remv ", "E: ")) or (l.startswith("Inst ") and len(l.split()) > 2
+                                         and l.split()[2].startswith("["))]
+
+
 def deps(kernel):
-    """BUILD_PACKAGES in the kernel's chroot, once (a stamp lists them);
-    the caller holds build.chroot_lock(kernel)."""
+    """BUILD_PACKAGES in the kernel's chroot, once (a stamp lists them),
+    and a cross kernel's cross_libraries() where apt adds them cleanly
+    (the stamp lists them as "refused:PKG" where it would not); the
+    caller holds build.chroot_lock(kernel)."""
     root = kernel.chroot_dir
     stamp = os.path.join(root, DEPS_STAMP)
-    if os.path.exists(stamp) and set(open(stamp).read().split()) >= set(BUILD_PACKAGES):
+    want = BUILD_PACKAGES + cross_libraries(kernel)
+    have = set(open(stamp).read().split()) if os.path.exists(stamp) else set()
+    if {p.split(":", 1)[1] if p.startswith("refused:") else p for p in have} >= set(want):
         return
     util.log(f"{kernel.release}: installing the external suites' build dependencies")
+    refused = []
     with debian.mounted(root):
         debian.in_chroot(root, "apt-get update -q && apt-get install -y -q "
                          + " ".join(BUILD_PACKAGES), quiet=True)
+        extra = cross_libraries(kernel)
+        if extra:
+            would = _apt_refuses(root, extra)
+            if would:
+                util.log(f"{kernel}: not installing {' '.join(extra)}: apt would "
+                         f"change the chroot ({'; '.join(would[:3])}); the tests that "
+                         "need them will TCONF")
+                refused = extra
+            else:
+                debian.in_chroot(root, "apt-get install -y -q " + " ".join(extra), quiet=True)
     with open(stamp, "w") as f:
-        f.write("\n".join(BUILD_PACKAGES) + "\n")
+        f.write("\n".join(sorted(have | {p for p in want if p not in refused}
+                                 | {f"refused:{p}" for p in refused})) + "\n")
 
 
 def _unpack(checkout, commit, dst):
@@ -85,7 +125,26 @@ def _unpack(checkout, commit, dst):
 
 
 def _cached(name, kernel, commit):
-    return os.path.join(util.cache_dir(), "external", f"{name}-{kernel.release}-{commit[:12]}")
+    """The build's cache directory: one per suite, release, architecture
+    (a release's chroot builds for amd64 and, cross, for arm64) and
+    commit."""
+    return os.path.join(util.cache_dir(), "external",
+                        f"{name}-{kernel.release}-{kernel.arch}-{commit[:12]}")
+
+
+def _toolchain(kernel):
+    """The format fields of the build scripts for the kernel's
+    architecture: cc and strip, the chroot's (cross) tools, and
+    configure, what autoconf's configure adds for a cross build (the
+    host triplet, the tools, pkg-config's directory of that
+    architecture)."""
+    a = kernel.arch
+    configure = ""
+    if kernel.cross:
+        configure = (f"--build=$(gcc -dumpmachine) --host={a.triplet} CC={a.tool('gcc')} "
+                     f"AR={a.tool('ar')} RANLIB={a.tool('ranlib')} STRIP={a.tool('strip')} "
+                     f"PKG_CONFIG_LIBDIR=/usr/lib/{a.triplet}/pkgconfig:/usr/share/pkgconfig")
+    return {"cc": a.tool("gcc"), "strip": a.tool("strip"), "configure": configure}
 
 
 # LTP: the library, then each directory, installed under /opt/ltp.  The
@@ -95,11 +154,15 @@ def _cached(name, kernel, commit):
 # are in libpthread.a, which a static link must name after -lltp, and
 # some Makefiles append -lltp to LIBS; gcc's -pthread puts -lpthread
 # after every library the command names (later glibcs keep an empty
-# libpthread.a).
+# libpthread.a).  For another architecture, configure is told the
+# cross compiler (_toolchain()).  The programs are stripped here, by the
+# architecture's strip (the host's knows only its own).  .tconf lists the
+# optional libraries configure did not find (config.h's HAVE_LIB*
+# undefined): the tests that need them TCONF.
 LTP_SCRIPT = """
 cd {src}
 make autotools >/dev/null
-./configure -q --prefix=/opt/ltp "LDFLAGS=-static -pthread" >/dev/null
+./configure -q --prefix=/opt/ltp {configure} "LDFLAGS=-static -pthread" >/dev/null
 make -s -j{jobs} -C lib
 for d in {dirs}; do
 	make -s -j{jobs} -C testcases/kernel/syscalls/$d
@@ -107,20 +170,40 @@ for d in {dirs}; do
 done
 mkdir -p {dest}/opt/ltp/runtest
 cp runtest/syscalls {dest}/opt/ltp/runtest/
+for f in {dest}/opt/ltp/testcases/bin/*; do {strip} --strip-all "$f" 2>/dev/null || :; done
+for h in LIBCAP LIBACL; do
+	grep -q "^#define HAVE_$h 1" include/config.h || echo $h
+done >{dest}/.tconf
 """
 
 # vfstest: fstests' own configure (config.h says what the libc and
 # libraries offer), then the one program, linked by hand: libtool's link
-# line would be dynamic.
+# line would be dynamic.  configure runs for the chroot's own
+# architecture even for a cross build (it needs xfslibs and libuuid of
+# the architecture it builds for, which vfstest does not use; the glibc
+# is the same version): an optional library the cross compiler cannot
+# link static is then taken out of config.h, and .tconf names it.
 VFSTEST_SCRIPT = """
 cd {src}
 make configure >/dev/null
 ./configure -q >/dev/null
 cd src/vfs
 libs="-pthread"
-grep -q '^#define HAVE_SYS_CAPABILITY_H 1' ../../include/config.h && libs="$libs -lcap"
-grep -q '^#define HAVE_LIBURING 1' ../../include/config.h && libs="$libs -luring"
-gcc -O2 -static -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I../../include -I.. \\
+: >{dest}/.tconf
+links() {{
+	echo 'int main(void) {{ return 0; }}' | {cc} -static -x c -o {dest}/.probe - -l$1 2>/dev/null
+}}
+for h in SYS_CAPABILITY_H:cap LIBURING:uring; do
+	grep -q "^#define HAVE_${{h%:*}} 1" ../../include/config.h || continue
+	if links ${{h#*:}}; then
+		libs="$libs -l${{h#*:}}"
+	else
+		sed -i "/HAVE_${{h%:*}}/d" ../../include/config.h
+		echo ${{h%:*}} >>{dest}/.tconf
+	fi
+done
+rm -f {dest}/.probe
+{cc} -O2 -static -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I../../include -I.. \\
 	-o {dest}/vfstest vfstest.c btrfs-idmapped-mounts.c idmapped-mounts.c utils.c \\
 	tmpfs-idmapped-mounts.c $libs
 """
@@ -166,7 +249,7 @@ def _build(name, kernel, checkout, script, **fmt):
         os.makedirs(dest, exist_ok=True)
         util.log(f"{kernel.release}: building {name} {commit[:12]} (minutes)")
         text = script.format(src=f"{rel}/src", dest=f"{rel}/dest",
-                             jobs=os.cpu_count() or 1, **fmt)
+                             jobs=os.cpu_count() or 1, **_toolchain(kernel), **fmt)
         with debian.mounted(root):
             debian.in_chroot(root, text, quiet=True)
         shutil.rmtree(out, ignore_errors=True)
@@ -174,6 +257,10 @@ def _build(name, kernel, checkout, script, **fmt):
         shutil.move(dest, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    tconf = os.path.join(out, ".tconf")
+    if os.path.exists(tconf) and open(tconf).read().split():
+        util.log(f"{kernel}: {name} built without {' '.join(open(tconf).read().split())} "
+                 "(the tests that need them TCONF)")
     with open(os.path.join(out, ".commit"), "w") as f:
         f.write(commit + "\n")
     open(os.path.join(out, ".ready"), "w").close()
@@ -207,4 +294,10 @@ def fstests(kernel, checkout):
     packages of the libraries its programs need."""
     if not os.path.isfile(os.path.join(checkout, "check")):
         util.die(f"{checkout}: no check: not an fstests checkout")
+    if kernel.cross:
+        # Dynamic, for the chroot's own architecture, and run in the
+        # release's userland image of that architecture (userland.py).
+        util.die(f"{kernel}: fstests' generic tests on a kernel of another architecture "
+                 "are not done (its tree and userland are built for the chroot's own); "
+                 "--suites ltp,vfstest")
     return _build("fstests", kernel, checkout, FSTESTS_SCRIPT)

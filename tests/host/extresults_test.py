@@ -10,7 +10,9 @@
 # classes follow LTP's bits.  And the runtest filter of external.py
 # keeps only what was built.  fstests' check output becomes the same
 # outcomes (pass, not run, failure, a test check was stopped in), and the
-# generic tests are chosen from fstests' group list.
+# generic tests are chosen from fstests' group list.  The builds
+# (extbuild.py) of an arm64 kernel are cross builds, cached apart from
+# the same release's amd64 builds.
 #
 # Last line: "N passed, N failed"; exit status 1 when anything failed.
 
@@ -20,7 +22,7 @@ import sys
 import hostktap  # tests/host/, beside this file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from lablib import external, extresults  # noqa: E402
+from lablib import extbuild, external, extresults, kernels  # noqa: E402
 
 RESULTS = hostktap.Results()
 check = RESULTS.check
@@ -271,5 +273,31 @@ for why, bad in [("no value", "fi_stat_gid_from_uid"), ("not a switch", "stat_gi
     check(refused(bad), f"--fault: refused: {why}", bad)
 check(not refused("fi_stat_gid_from_uid=1") and not refused("fi_statx_gid_from_uid=0"),
       "--fault: a known switch with a value is taken")
+
+# The builds of one release for two architectures: each its own cache
+# directory, the cross one by the chroot's cross tools with configure told
+# the host, the native one as before.
+K64, KARM = kernels.get("6.12"), kernels.get("6.12-arm64")
+C = "0123456789abcdef0123"
+check(K64.release == KARM.release and extbuild._cached("ltp", K64, C) !=
+      extbuild._cached("ltp", KARM, C) and extbuild._cached("ltp", KARM, C).endswith(
+          "/external/ltp-trixie-arm64-0123456789ab"),
+      "extbuild: one release's amd64 and arm64 builds are cached apart",
+      extbuild._cached("ltp", KARM, C))
+T64, TARM = extbuild._toolchain(K64), extbuild._toolchain(KARM)
+check(T64 == {"cc": "gcc", "strip": "strip", "configure": ""} and
+      TARM["cc"] == "aarch64-linux-gnu-gcc" and TARM["strip"] == "aarch64-linux-gnu-strip" and
+      "--host=aarch64-linux-gnu" in TARM["configure"] and
+      "CC=aarch64-linux-gnu-gcc" in TARM["configure"],
+      "extbuild: arm64's builds use the cross compiler, amd64's the chroot's gcc",
+      f"{T64} {TARM}")
+check(extbuild.cross_libraries(K64) == [] and
+      extbuild.cross_libraries(KARM) == [p + ":arm64" for p in extbuild.CROSS_LIBRARIES],
+      "extbuild: the optional libraries of arm64 as PKG:arm64 for the cross kernel only")
+for name, script in (("ltp", extbuild.LTP_SCRIPT), ("vfstest", extbuild.VFSTEST_SCRIPT)):
+    text = script.format(src="/s", dest="/d", jobs=2, dirs="access", **TARM)
+    check(not any("{%s}" % f in text for f in ("cc", "strip", "configure", "src", "dest")) and
+          "aarch64-linux-gnu-" in text and "\ngcc " not in text,
+          f"extbuild: {name}'s script formats for arm64, with the cross tools")
 
 RESULTS.finish()
