@@ -128,8 +128,8 @@ class FakeRes:
 one = [real.PROGRAMS[0]]
 summary = {"results": [{"metric": "runtime_s", "compare": "on/off"}],
            "backends_used": "readlink=direct"}
-saved = (real.build.dkms_install, real.userland.of, real.guest.run_job, real.ab.checked_output)
-real.build.dkms_install = lambda k: ("vfsfast.ko", "")
+saved = (real.build.guest_module, real.userland.of, real.guest.run_job, real.ab.checked_output)
+real.build.guest_module = lambda k: ("vfsfast.ko", "")
 real.userland.of = lambda k: FakeLand()
 real.guest.run_job = lambda *a, **kw: FakeRes()
 real.ab.checked_output = lambda *a: (f"{real.KNOBS_MARK}readlink,fsnotify\nVFSFAST-REAL-UDEV 9\n",
@@ -138,7 +138,7 @@ try:
     every = real.run(FakeKernel(), 2, 1, 1, one, None)
     named = real.run(FakeKernel(), 2, 1, 1, one, "readlink")
 finally:
-    real.build.dkms_install, real.userland.of, real.guest.run_job, real.ab.checked_output = saved
+    real.build.guest_module, real.userland.of, real.guest.run_job, real.ab.checked_output = saved
 check(every.knobs == ["readlink", "fsnotify"] and not every.chosen,
       "run() without --knobs: the guest's knobs, 'every optimization' in the header",
       f"{every.knobs} chosen={every.chosen}")
