@@ -332,7 +332,7 @@ def table(r):
     lines = [
         begin_mark(k),
         f"**{k}** ({k.kver}), {k.release} userland ({vers}); qemu TCG, 1 vCPU, "
-        f"`-icount shift=0,sleep=off` (guest ns = instructions), {vm.cost_model_label()}; "
+        f"`-icount shift=0,sleep=off` (guest ns = instructions), {vm.arch_cpu_label([k.arch])}; "
         f"backend {r.backend or '?'}; "
         f"knobs on: {', '.join(r.knobs) or 'none'} "
         f"({'named by --knobs' if r.chosen else 'every optimization this kernel supports'}) "

@@ -18,7 +18,7 @@ import tempfile
 import hostktap  # tests/host/, beside this file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from lablib import real  # noqa: E402
+from lablib import arch, real  # noqa: E402
 
 RESULTS = hostktap.Results()
 check = RESULTS.check
@@ -50,6 +50,7 @@ for x, want in ((0.004, "+0.004%"), (-0.004, "-0.004%"), (0.0004, "+0.0004%"), (
 class K:
     release = "trixie"
     kver = "6.12.0-test"
+    arch = arch.AMD64
 
     def __str__(self):
         return "6.12"
@@ -67,6 +68,17 @@ check(all("+0.004% [+0.002%, +0.006%] *" in l and l.endswith("| LOSS |") for l i
 check("1 vCPU" in text and "icount" in text and "readlink, fsnotify" in text and
       "6.12.0-test" in text and "coreutils 9.7-3" in text and "16 off/on pairs" in text,
       "the block names kernel, vCPUs, icount, knobs, versions and pairs")
+
+
+class K64(K):
+    arch = arch.ARM64
+
+
+t64 = real.table(real.Result(K64(), summ, ["getname"], "direct", 12, {}, 600, 16, 4))
+check("-cpu max,pauth-impdef=on" in t64 and "cost model" not in t64 and
+      "cost model" in text,
+      "an arm64 kernel's block names its guests' -cpu, not amd64's cost model",
+      t64.splitlines()[1][:300])
 
 calls = real.parse_calls("VFSFAST-REAL-CALLS id fstatat_empty:220:0 access_creds:40:20 kernfs:0:0\n"
                          "VFSFAST-REAL-CALLS date\n")
