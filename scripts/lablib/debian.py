@@ -658,15 +658,23 @@ class CrossKind(DebianKind):
         names = " ".join(os.path.basename(d) for d in debs)
         if check == "image" and not k.image:
             util.die(f"{k}: no vmlinuz in {names}")
-        if check == "busybox" and not os.path.exists(os.path.join(dest, "usr/bin/busybox")):
-            util.die(f"{k}: no usr/bin/busybox in {names}")
+        if check == "busybox" and not self._find_busybox(dest):
+            util.die(f"{k}: no usr/bin/busybox or bin/busybox in {names}")
         open(stamp, "w").close()
 
     def _busybox_dir(self, k):
-        return os.path.join(util.cache_dir(), "arch", str(k.arch), "busybox-static")
+        # The release's own: kernels of two releases are set up side by
+        # side, and bookworm's package keeps /bin, trixie's /usr/bin.
+        return os.path.join(util.cache_dir(), "arch", str(k.arch), k.release, "busybox-static")
+
+    @staticmethod
+    def _find_busybox(d):
+        return next((p for p in (os.path.join(d, "usr/bin/busybox"), os.path.join(d, "bin/busybox"))
+                     if os.path.exists(p)), None)
 
     def busybox(self, k):
-        return os.path.join(self._busybox_dir(k), "usr/bin/busybox")
+        return self._find_busybox(self._busybox_dir(k)) or \
+            os.path.join(self._busybox_dir(k), "usr/bin/busybox")
 
     def compile_static(self, k, src, exe, flags):
         """With the release's cross compiler in its chroot: the source is
