@@ -118,6 +118,7 @@ static struct vfsfast_shared_slot *vfsfast_shared_slot(struct vfsfast_func *func
 	return NULL;
 }
 
+/* At load, every target's, before any attach (main.c): ops not registered. */
 static int vfsfast_shared_prepare(struct vfsfast_func *func)
 {
 	vfsfast_shared_ops.func = vfsfast_shared_thunk;
