@@ -42,4 +42,16 @@ const char *vfsfast_arch_fi_body(const char *name, unsigned long *body);
  */
 #define VFSFAST_ARCH_NO_QUIESCE	((const char *)NULL)
 
+/*
+ * Whether every ftrace site reaches every ftrace_ops through the list
+ * walk: arm64 builds no trampoline per ops, and only
+ * DYNAMIC_FTRACE_WITH_CALL_OPS (6.2 and later) lets a site call the one
+ * ops it has directly.  Without it ftrace_caller calls
+ * ftrace_ops_list_func(), which tests every registered ops' filter at
+ * every hooked call, so the ftrace backend carries all its targets on
+ * one ops (backend_ftrace.c).
+ */
+#define VFSFAST_ARCH_FTRACE_LIST_WALK \
+	(!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS))
+
 #endif /* _VFSFAST_ARCH_H */

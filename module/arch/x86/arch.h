@@ -74,4 +74,13 @@ static inline const char *vfsfast_arch_fi_body(const char *name,
  */
 #define VFSFAST_ARCH_NO_QUIESCE	((const char *)NULL)
 
+/*
+ * Whether every ftrace site reaches every ftrace_ops through the list
+ * walk: not on x86-64, where ftrace builds each ops its own trampoline
+ * (arch_ftrace_update_trampoline()), which a site with that one ops
+ * calls, and which calls the ops' callback directly.  The ftrace backend
+ * keeps one ops per target (backend_ftrace.c).
+ */
+#define VFSFAST_ARCH_FTRACE_LIST_WALK	0
+
 #endif /* _VFSFAST_ARCH_H */
