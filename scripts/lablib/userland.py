@@ -273,11 +273,9 @@ class Userland:
         missing = debian.foreign_download(kernel, pkgs, stage, apt_root=root)
         if missing:
             util.log(f"{self.name}: {self.foreign} has no build of {' '.join(missing)}")
-        return [n for n in names if (n == "etc" or n.startswith("etc/") or
-                                     os.path.islink(os.path.join(root, n)) and
-                                     os.readlink(os.path.join(root, n)).startswith(
-                                         "/etc/alternatives/"))
-                and n != "etc/ld.so.cache"]
+        etc = [n for n in names if (n == "etc" or n.startswith("etc/")) and
+               n != "etc/ld.so.cache"]
+        return etc + (_alternatives(root) if self.alternatives else [])
 
 
 def of(kernel, flavour="real", extra=()):
