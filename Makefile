@@ -17,6 +17,10 @@
 #                      dkms add, build and install for KERNELRELEASE
 # make deb             the Debian packages vfsfast-dkms and vfsfast-tools,
 #                      built in the lab's bookworm chroot, into deb-out/
+# make deb-arm64       the same, and vfsfast-tools for arm64 (cross-built with
+#                      dpkg-buildpackage -a arm64), its programs checked, and
+#                      DKMS's build of vfsfast-dkms for Debian's arm64 6.12, 6.1
+#                      and 7.2 headers
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2
 #                      6.1-cloud": Debian's four stock kernels and one of their
 #                      cloud flavour; PROFILE=ci for CI's shorter stress loops)
@@ -189,6 +193,9 @@ check-arm64:
 deb:
 	$(LAB) deb
 
+deb-arm64:
+	$(LAB) deb --arch arm64
+
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
-	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb deb-arm64 \
 	real-programs check-external build-arm64 check-arm64
