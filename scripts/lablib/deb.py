@@ -234,6 +234,60 @@ def elf_check(deb, arch):
     return ok, machines
 
 
+def cross_install_tests(results, arch, deb, release=BUILD_RELEASE):
+    """The cross-built vfsfast-tools installed as apt would on a machine
+    of arch, as near as an amd64 chroot allows: apt-get install of the
+    .deb in an overlay of the release's chroot, which has arch as a
+    foreign architecture, so that its Depends must resolve among arch's
+    packages; then its programs run under qemu-user (qemu-aarch64-static,
+    the overlay's only: the host registers no binfmt), which loads them
+    with arch's loader and libraries, as the machine's kernel would."""
+    name = f"[{arch}] vfsfast-tools:"
+    qemu = f"qemu-{arch.uname_m}-static"
+    kernel = stock_kernel(release)
+    root = debian.ensure_chroot(release)
+    util.log(f"deb: vfsfast-tools for {arch} installed in an overlay of the {release} chroot")
+    with build.chroot_lock(kernel), _overlay_of(root, release, f"deb-install-{arch}") as oroot:
+        os.makedirs(os.path.join(oroot, "tmp/vfsfast-debs"), exist_ok=True)
+        shutil.copyfile(deb, os.path.join(oroot, "tmp/vfsfast-debs", os.path.basename(deb)))
+        install = (f"apt-get install -y -q --no-install-recommends qemu-user-static "
+                   f"/tmp/vfsfast-debs/{os.path.basename(deb)}")
+        rc, out = _sh(oroot, f"dpkg --print-foreign-architectures | grep -qx {arch} || "
+                      f"dpkg --add-architecture {arch}\n"
+                      f"{install} || {{ apt-get update -q && {install}; }}")
+        _, got = _sh(oroot, "dpkg-query -W -f='${Architecture} ${Status}' vfsfast-tools 2>&1")
+        _, foreign = _sh(oroot, f"dpkg-query -W -f='${{Package}}:${{Architecture}} ' "
+                         f"'*:{arch}' 2>/dev/null || true")
+        results.record(rc == 0 and got.strip() == f"{arch} install ok installed",
+                       f"{name} apt-get install ./vfsfast-tools_*_{arch}.deb: its Depends "
+                       f"resolve among {release}'s {arch} packages",
+                       f"{got.strip()}; {arch} packages: {foreign.strip()[:300]}"
+                       + ("" if rc == 0 else " | " + out[-400:]))
+        if rc != 0:
+            return
+        progs = sorted(f for f in os.listdir(os.path.join(oroot, "usr/libexec/vfsfast"))
+                       if not f.endswith(".o"))
+        rc, out = _sh(oroot, "for p in " + " ".join(progs) + "; do "
+                      f"rc=0; {qemu} /usr/libexec/vfsfast/$p >/tmp/out 2>&1 || rc=$?; "
+                      "echo \"$p rc=$rc $(grep -c '^usage:' /tmp/out) $(head -n 1 /tmp/out)\"; "
+                      "done")
+        ran = {}
+        for line in out.splitlines():
+            m = re.match(r"(\S+) rc=(\d+) (\d+)", line)
+            if m:
+                ran[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        # 2 with a usage line: main() ran, past the loader and libraries.
+        results.record(sorted(ran) == progs and all(rc == 2 and usage >= 1
+                                                    for rc, usage in ran.values()),
+                       f"{name} each program in /usr/libexec/vfsfast runs under {qemu} "
+                       "(without arguments: its usage, exit 2)",
+                       "; ".join(line.strip() for line in out.splitlines())[:600])
+        rc, out = _sh(oroot, f"{qemu} /usr/libexec/vfsfast/abloop pipe 1000 2>&1")
+        results.record(rc == 0 and "ops=1000" in out,
+                       f"{name} abloop pipe 1000 under {qemu}: a workload's system calls run",
+                       f"rc={rc}: {out.strip()[:200]}")
+
+
 def cross_kernels(arch):
     """The lab's Debian kernels of arch (debian.CROSS_KERNELS), by name."""
     return [kernels.get(n) for n, c in debian.CROSS_KERNELS.items() if c["arch"] == str(arch)]
@@ -424,6 +478,7 @@ def main(out=None, release=BUILD_RELEASE, arches=(), dkms_kernels=None):
                        f"{a.elf_machine}; the BPF object's is Linux BPF)",
                        "; ".join(f"{os.path.basename(p)}: {m}"
                                  for p, m in sorted(machines.items())))
+        cross_install_tests(results, a, cdebs["vfsfast-tools"], release)
         for k in (cross_kernels(a) if dkms_kernels is None else
                   [k for k in dkms_kernels if k.arch == a]):
             dkms_cross_tests(results, k, debs)
