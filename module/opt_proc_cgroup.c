@@ -122,12 +122,24 @@ static bool fi_cg_split;
 module_param(fi_cg_split, bool, 0644);
 MODULE_PARM_DESC(fi_cg_split, "test builds: park between the test and the line (the bug)");
 
+/*
+ * Where setup found cgroup_mutex and css_set_lock, "<hex> <hex>": t_cgroup
+ * counts their acquisitions on kernels whose kallsyms does not name them.
+ */
+static char fi_cg_locks[40];
+module_param_string(fi_cg_locks, fi_cg_locks, sizeof(fi_cg_locks), 0400);
+MODULE_PARM_DESC(fi_cg_locks, "test builds: cgroup_mutex and css_set_lock as found");
+
 #define vfsfast_cg_fi_park() \
 	vfsfast_fi_hold_task(fi_cg_park, &fi_cg_parked, 30000, false)
 #define vfsfast_cg_fi_split()	READ_ONCE(fi_cg_split)
+#define vfsfast_cg_fi_found(m, l) \
+	snprintf(fi_cg_locks, sizeof(fi_cg_locks), "%lx %lx", \
+		 (unsigned long)(m), (unsigned long)(l))
 #else
 static inline void vfsfast_cg_fi_park(void) { }
 #define vfsfast_cg_fi_split()	false
+#define vfsfast_cg_fi_found(m, l)	do { } while (0)
 #endif
 
 /* Found at setup (compat/proc_cgroup.h). */
@@ -438,6 +450,8 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 				vfsfast_cg_note_visible(&a->seq, 0);
 		}
 	}
+	if (!ret)
+		vfsfast_cg_fi_found(vfsfast_cgroup_mutex, vfsfast_css_set_lock);
 	kfree(a->seq.buf);
 	kfree(a);
 	return ret;

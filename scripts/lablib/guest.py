@@ -178,6 +178,11 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_EXPECT_KPROBES_ON_FTRACE":
                 "1" if build.kernel_config(kernel.base).get("CONFIG_KPROBES_ON_FTRACE") == "y"
                 else "0",
+            # t_cgroup: spin_lock_irq() is inlined, so no kprobe on
+            # _raw_spin_lock_irq() sees css_set_lock taken (arm64 5.10, 6.1).
+            "VFSFAST_EXPECT_INLINE_SPIN_LOCK_IRQ":
+                "1" if build.kernel_config(kernel.base).get("CONFIG_INLINE_SPIN_LOCK_IRQ") == "y"
+                else "0",
             # t_pac: the kernel signs its return addresses (arm64 PAC).
             "VFSFAST_EXPECT_PTR_AUTH_KERNEL":
                 "1" if build.kernel_config(kernel.base).get("CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"

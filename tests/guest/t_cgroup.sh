@@ -133,6 +133,19 @@ fi
 # counted by a kprobe event on mutex_lock() filtered on the mutex's
 # address and on the reading command: stock one per read, none on.
 cmutex=$(awk '$3 == "cgroup_mutex" { print $1 }' /proc/kallsyms)
+cslock=$(awk '$3 == "css_set_lock" { print $1 }' /proc/kallsyms)
+if [ -z "$cmutex" ]; then
+	# No KALLSYMS_ALL (arm64 5.10, 6.1): where the test build's setup
+	# found them, read from the code (module/arch/arm64/site.c).
+	grep -q '^vfsfast ' /proc/modules && unload_vfsfast
+	insmod /lab/vfsfast-fi.ko enable=none
+	read -r cmutex cslock </sys/module/vfsfast/parameters/fi_cg_locks
+	note "$o: kallsyms names no variables; setup found cgroup_mutex at $cmutex, css_set_lock at $cslock"
+	unload_vfsfast
+	load_vfsfast enable=none
+fi
+t_checkv "$o: cgroup_mutex and css_set_lock known to the test (kallsyms or the test build's setup)" \
+	"cgroup_mutex $cmutex, css_set_lock $cslock" [ -n "$cmutex" -a -n "$cslock" ]
 mlock=mutex_lock
 grep -q " mutex_lock_nested\$" /proc/kallsyms && mlock=mutex_lock_nested
 reads() { i=0; while [ $i -lt 100 ]; do cat /proc/self/cgroup; i=$((i + 1)); done >/dev/null; }
@@ -295,17 +308,20 @@ mkdir -p $V1
 if mount -t cgroup -o none,name=vfcm cgroup $V1; then
 	grep -q '^vfsfast ' /proc/modules || load_vfsfast enable=none
 	set_knob $o 1
-	cslock=$(awk '$3 == "css_set_lock" { print $1 }' /proc/kallsyms)
 	lcount() { # knob value: css_set_lock acquisitions by 100 reads
 		set_knob $o $1
 		kprobe_count "_raw_spin_lock_irq lock=\$arg1:u64" "lock == 0x$cslock && comm == \"cat\"" reads
 	}
-	off=$(lcount 0)
-	on=$(lcount 1)
-	t_checkv "$o: with a v1 hierarchy, a read steps aside before css_set_lock (as many as stock takes, not one more per read)" \
-		"100 reads: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-999}" -lt $((off + 10)) ]
+	if [ "$VFSFAST_EXPECT_INLINE_SPIN_LOCK_IRQ" = 1 ]; then
+		note "$o: spin_lock_irq() is inlined here: css_set_lock's acquisitions cannot be counted"
+	else
+		off=$(lcount 0)
+		on=$(lcount 1)
+		t_checkv "$o: with a v1 hierarchy, a read steps aside before css_set_lock (as many as stock takes, not one more per read)" \
+			"100 reads: off $off, on $on" [ "${off:-0}" -ge 100 -a "${on:-999}" -lt $((off + 10)) ]
+	fi
 	want=$(cat /proc/self/cgroup | tr '\n' '|')
-	if insmod /lab/vfsfast_cgmutex.ko; then
+	if insmod /lab/vfsfast_cgmutex.ko addr=0x$cmutex; then
 		i=0
 		while [ "$(cat /sys/module/vfsfast_cgmutex/parameters/held)" != Y ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		sh -c 'cat /proc/self/cgroup' >/tmp/cg.held 2>&1 &

@@ -21,6 +21,10 @@ static bool held;
 module_param(held, bool, 0444);
 MODULE_PARM_DESC(held, "cgroup_mutex is held");
 
+static unsigned long addr;
+module_param(addr, ulong, 0444);
+MODULE_PARM_DESC(addr, "cgroup_mutex's address, where kallsyms does not name it");
+
 static struct task_struct *holder;
 
 static int cgmutex_hold(void *data)
@@ -54,7 +58,7 @@ static unsigned long cgmutex_lookup(const char *name)
 
 static int __init cgmutex_init(void)
 {
-	struct mutex *m = (struct mutex *)cgmutex_lookup("cgroup_mutex");
+	struct mutex *m = (struct mutex *)(addr ?: cgmutex_lookup("cgroup_mutex"));
 
 	if (!m)
 		return -ENOENT;
