@@ -560,7 +560,10 @@ CROSS_KERNELS = {"6.12-arm64": {"base": "6.12", "arch": "arm64"},
                  # use (PL011, virtio, generic PCI host) and every ftrace,
                  # kprobe and PAC option of the generic one.
                  "6.12-cloud-arm64": {"base": "6.12-cloud", "arch": "arm64",
-                                      "flavour": "cloud-arm64"}}
+                                      "flavour": "cloud-arm64"},
+                 # bookworm's, at 6.1-cloud's pin (bookworm-security).
+                 "6.1-cloud-arm64": {"base": "6.1-cloud", "arch": "arm64",
+                                     "flavour": "cloud-arm64"}}
 
 # What a release's chroot adds for a cross build besides the compiler, by
 # architecture; only when such a kernel is asked for, so the amd64 chroots
