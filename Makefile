@@ -179,9 +179,16 @@ build-arm64:
 check-arm64:
 	$(LAB) test --kernels "$(ARM64_KERNELS)" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
 
+# t_pac on a CPU with FEAT_FPAC, where a failed autiasp traps at once:
+# the guests' qemu is trixie's (10.0), whose -cpu max has it; the host's
+# (bookworm's 7.2) does not.
+check-fpac:
+	VFSFAST_QEMU_RELEASE=trixie $(LAB) test --kernels 6.12-arm64 --tests t_pac \
+		--profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
+
 deb:
 	$(LAB) deb
 
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
 	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
-	real-programs check-external build-arm64 check-arm64
+	real-programs check-external build-arm64 check-arm64 check-fpac

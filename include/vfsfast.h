@@ -106,13 +106,17 @@ struct vfsfast_func {
 
 /*
  * An optimization enable=auto turns on wherever the kernel lacks it
- * upstream (auto), or one that changes what users can observe and is only
- * ever turned on by an explicit request (opt_in).
+ * upstream (auto); one that changes what users can observe and is only
+ * ever turned on by an explicit request (opt_in); or one whose gain per
+ * call is smaller than an ftrace trip costs, which enable=auto turns on
+ * only where a cheaper backend carries it (auto_unless_ftrace).
  */
-#define VFSFAST_POLICY_auto	false
-#define VFSFAST_POLICY_opt_in	true
-#define VFSFAST_POLICY_INFO_auto	""
-#define VFSFAST_POLICY_INFO_opt_in	" opt-in=yes"
+#define VFSFAST_POLICY_auto			.opt_in = false
+#define VFSFAST_POLICY_opt_in			.opt_in = true
+#define VFSFAST_POLICY_auto_unless_ftrace	.unless_ftrace = true
+#define VFSFAST_POLICY_INFO_auto		""
+#define VFSFAST_POLICY_INFO_opt_in		" opt-in=yes"
+#define VFSFAST_POLICY_INFO_auto_unless_ftrace	" auto=unless-ftrace"
 
 #define VFSFAST_UNWRAP(...)		__VA_ARGS__
 #define VFSFAST_EXPAND(x)		x
@@ -217,7 +221,7 @@ struct vfsfast_func {
 
 /*
  * struct vfsfast_opt vfsfast_opt_<opt>, with its table, counters and
- * @policy (auto or opt_in), the remaining fields given after it; and what
+ * @policy (auto, opt_in, auto_unless_ftrace), the remaining fields given after it; and what
  * `vfsfast check` reads from a module built for a kernel that is not
  * running (modinfo): the functions, which include those a kernel that
  * cannot have the optimization lacks, @upstream_tag, what that kernel
@@ -234,7 +238,7 @@ struct vfsfast_func {
 		.funcs = vfsfast_funcs_##opt,				\
 		.calls = vfsfast_calls_##opt,				\
 		.stats = &vfsfast_stats_##opt,				\
-		.opt_in = VFSFAST_POLICY_##policy,			\
+		VFSFAST_POLICY_##policy,				\
 		__VA_ARGS__						\
 	}
 #endif /* VFSFAST_GEN */
@@ -368,6 +372,11 @@ struct vfsfast_opt {
 	 * (documented), so only an explicit request turns it on.
 	 */
 	bool opt_in;
+	/*
+	 * enable=auto leaves it off where ftrace would carry it
+	 * (vfsfast_auto_off()): each call gains less than a trip there costs.
+	 */
+	bool unless_ftrace;
 	/*
 	 * Run time lookups and checks it needs before it can be enabled; 0
 	 * or -errno.  One that finds the kernel has it, or cannot have it,
@@ -581,6 +590,7 @@ int vfsfast_hook_init(const char *backend);
 int vfsfast_filter_site(struct ftrace_ops *ops, struct vfsfast_func *func,
 			bool *filtered, bool on);
 extern const struct vfsfast_backend *vfsfast_backend_order[];
+const char *vfsfast_auto_off(const struct vfsfast_opt *opt);
 
 /* prepare.c */
 void vfsfast_opt_want(const struct vfsfast_opt *opt);

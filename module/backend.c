@@ -46,6 +46,20 @@ int vfsfast_hook_init(const char *choice)
 }
 
 /*
+ * Why enable=auto leaves @opt off on this kernel, where neither upstream
+ * nor opt-in says so, or NULL.  A lookup_exec check saves about 40
+ * instructions; an ftrace trip costs 50 on 6.12-arm64 and 188 on 6.1's
+ * arm64, whose ftrace walks a list of ops (Documentation/results.md), so
+ * the best backend enabling would use decides.
+ */
+const char *vfsfast_auto_off(const struct vfsfast_opt *opt)
+{
+	if (opt->unless_ftrace && vfsfast_backend_order[0] == &vfsfast_backend_ftrace)
+		return "an ftrace trip costs more than it saves a call";
+	return NULL;
+}
+
+/*
  * Add (@on) or remove @func's ftrace site in @ops' filter, once; *@filtered
  * says which it is in.  ftrace_free_filter() is not exported before 6.2.
  */

@@ -21,7 +21,7 @@ DEFINE_MUTEX(vfsfast_mutex);
 static char *enable = "auto";
 module_param(enable, charp, 0444);
 MODULE_PARM_DESC(enable,
-		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones), all, none, or a comma-separated list of names (" VFSFAST_OPT_NAMES ")");
+		 "Optimizations to enable at load: auto (default: those the running kernel lacks upstream, except opt-in ones and, where ftrace carries them, those that save less than its trip), all, none, or a comma-separated list of names (" VFSFAST_OPT_NAMES ")");
 
 static char *disable = "";
 module_param(disable, charp, 0444);
@@ -87,7 +87,8 @@ static int vfsfast_parse_params(bool *want, bool *off)
 
 	for (i = 0; vfsfast_opts[i]; i++) {
 		want[i] = !strcmp(enable, "auto") && !vfsfast_opts[i]->upstream &&
-			  !vfsfast_opts[i]->opt_in;
+			  !vfsfast_opts[i]->opt_in &&
+			  !vfsfast_auto_off(vfsfast_opts[i]);
 		off[i] = false;
 	}
 	if (strcmp(enable, "auto") && strcmp(enable, "none") &&
@@ -142,10 +143,11 @@ static int __init vfsfast_init(void)
 	struct vfsfast_opt **opt;
 	int ret, i;
 
-	ret = vfsfast_parse_params(want, off);
+	/* The backends first: what enable=auto turns on depends on them. */
+	ret = vfsfast_hook_init(backend);
 	if (ret)
 		return ret;
-	ret = vfsfast_hook_init(backend);
+	ret = vfsfast_parse_params(want, off);
 	if (ret)
 		return ret;
 	for (opt = vfsfast_opts; *opt; opt++)

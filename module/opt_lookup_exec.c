@@ -265,7 +265,7 @@ VFSFAST_NO_FUNCS(lookup_exec);
 #endif
 
 VFSFAST_OPTIMIZATION(lookup_exec, VFSFAST_LOOKUP_EXEC_TARGETS,
-		     VFSFAST_UPSTREAM_LOOKUP_EXEC_INFO, auto,
+		     VFSFAST_UPSTREAM_LOOKUP_EXEC_INFO, auto_unless_ftrace,
 	.upstream = VFSFAST_UPSTREAM_LOOKUP_EXEC,
 	.lacks = VFSFAST_NO_LOOKUP_EXEC,
 	.setup = vfsfast_lookup_exec_setup,

@@ -88,6 +88,7 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "vfsfast.h"
@@ -306,6 +307,46 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
  * 40 ms of a 5.10 guest's load for one in .bss; a walk is a few hundred
  * sprint_symbol() calls at most.
  */
+#ifdef VFSFAST_CG_FROM_CODE
+/*
+ * Without KALLSYMS_ALL: read from the code of the two functions that take
+ * both locks the same way, proc_cgroup_show() (the target) and
+ * task_cgroup_path(), "mutex_lock(&cgroup_mutex); spin_lock_irq(
+ * &css_set_lock);": cgroup_mutex is the first mutex_lock()'s argument,
+ * css_set_lock what the inlined spin_lock_irq() after it touches first
+ * (vfsfast_arch_call_ref()).  The two must agree, and a mutex must look
+ * like one, an empty or well linked wait list, before setup locks it.
+ */
+static unsigned long vfsfast_cg_from_code(bool spinlock)
+{
+	static const char *const users[] = { "proc_cgroup_show", "task_cgroup_path" };
+	unsigned long func, size, got, addr = 0;
+	struct list_head head, *next_prev;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(users); i++) {
+		func = vfsfast_lookup_text(users[i], &size);
+		got = func ? vfsfast_arch_call_ref(func, size, (unsigned long)&mutex_lock,
+						   1, spinlock) : 0;
+		if (!got || (addr && got != addr))
+			return 0;
+		addr = got;
+	}
+	if (spinlock)
+		return addr;
+	if (copy_from_kernel_nofault(&head, &((struct mutex *)addr)->wait_list, sizeof(head)) ||
+	    copy_from_kernel_nofault(&next_prev, &head.next->prev, sizeof(next_prev)) ||
+	    next_prev != &((struct mutex *)addr)->wait_list)
+		return 0;
+	return addr;
+}
+#define VFSFAST_CG_CODE_NOTE \
+	", nor the code of proc_cgroup_show() and task_cgroup_path() (the lock calls' adrp and add)"
+#else
+#define vfsfast_cg_from_code(spinlock)	0UL
+#define VFSFAST_CG_CODE_NOTE	""
+#endif
+
 static unsigned long vfsfast_cg_find(const char *name)
 {
 	unsigned long anchor = vfsfast_cg_bss_anchor();
@@ -315,14 +356,20 @@ static unsigned long vfsfast_cg_find(const char *name)
 		addr = vfsfast_lookup_data(name, anchor, 256);
 	if (!addr)
 		addr = vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
-	return addr ?: vfsfast_lookup_data_name(name);
+	if (!addr)
+		addr = vfsfast_lookup_data_name(name);
+	if (!addr && !strcmp(name, "cgroup_mutex"))
+		addr = vfsfast_cg_from_code(false);
+	if (!addr && !strcmp(name, "css_set_lock"))
+		addr = vfsfast_cg_from_code(true);
+	return addr;
 }
 
 /* What vfsfast_cg_find() tried, for the status of a variable it missed. */
 #define VFSFAST_CG_FIND_TRIED						\
 	"neither 256 symbols each way from cgrp_dfl_root"			\
 	VFSFAST_CG_BSS_ANCHOR_NOTE " nor kallsyms_lookup_name() (through a "	\
-	"kprobe) name it"
+	"kprobe) name it" VFSFAST_CG_CODE_NOTE
 
 static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 {

@@ -167,6 +167,8 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     opt->requested ? "on" : "off");
 	if (opt->last_error)
 		len += sysfs_emit_at(buf, len, "error: %d\n", opt->last_error);
+	if (!opt->upstream && opt->state != VFSFAST_UNSUPPORTED && vfsfast_auto_off(opt))
+		len += sysfs_emit_at(buf, len, "auto: off: %s\n", vfsfast_auto_off(opt));
 	mutex_unlock(&vfsfast_mutex);
 	return len;
 }

@@ -30,17 +30,24 @@
 
 #include <linux/cgroup.h>
 
-#ifdef CONFIG_KALLSYMS_ALL
-#define VFSFAST_PROC_CGROUP		1
-#define VFSFAST_NO_PROC_CGROUP		NULL
-#else
 /*
  * Without KALLSYMS_ALL (Debian's arm64 5.10 and 6.1) kallsyms names no
  * variable, so neither the walks nor kallsyms_lookup_name() can find
- * cgroup_mutex and css_set_lock: nothing to build.
+ * cgroup_mutex and css_set_lock.  Where the architecture can read them
+ * from the code that takes them (VFSFAST_ARCH_CALL_REF: arm64's adrp and
+ * add) the module does that, checked against a second function; else
+ * there is nothing to build.
  */
+#if defined(CONFIG_KALLSYMS_ALL) || defined(VFSFAST_ARCH_CALL_REF)
+#define VFSFAST_PROC_CGROUP		1
+#define VFSFAST_NO_PROC_CGROUP		NULL
+#else
 #define VFSFAST_NO_PROC_CGROUP \
 	"kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex and css_set_lock cannot be found"
+#endif
+
+#if !defined(CONFIG_KALLSYMS_ALL) && defined(VFSFAST_ARCH_CALL_REF)
+#define VFSFAST_CG_FROM_CODE		1
 #endif
 
 /*

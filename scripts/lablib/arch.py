@@ -66,6 +66,9 @@ class Arch:
     # architecture (module/arch/<arch>/arch.h, VFSFAST_ARCH_NO_QUIESCE,
     # word for word: the status line the suite expects), or None.
     no_quiesce: str = None
+    # The module reads a variable kallsyms cannot name from the code that
+    # takes it (module/arch/<arch>/arch.h VFSFAST_ARCH_CALL_REF).
+    call_ref: bool = False
     # The guest's multiarch library directory (programs of the release
     # packed with their libraries).
     multiarch: str = "x86_64-linux-gnu"
@@ -156,7 +159,8 @@ ARM64 = Arch(
     # bl leaves it in x30, not yet signed at the callee's first
     # instruction.
     entry_ret="%x30",
-    syscall_prefix="__arm64_sys_")
+    syscall_prefix="__arm64_sys_",
+    call_ref=True)
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 

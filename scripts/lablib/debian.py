@@ -225,6 +225,27 @@ def _apt_install(root, packages, stamp):
         f.write("\n".join(_packages(release)) + "\n")
 
 
+def release_qemu(release, arch):
+    """The argv that runs the release's own build of the architecture's
+    qemu (arch.Arch.host_packages), installed in its chroot once, on the
+    host: through the chroot's loader and libraries, so that the guest's
+    files need not be inside the chroot, with its firmware directory."""
+    root = chroot_dir(release)
+    prog = os.path.join(root, "usr/bin", arch.qemu)
+    with setup_lock(release):
+        ensure_chroot(release)
+        if not os.path.exists(prog):
+            util.log(f"{release}: installing {' '.join(arch.host_packages)} in its chroot "
+                     "for the guests")
+            with mounted(root):
+                in_chroot(root, "apt-get install -y -q --no-install-recommends "
+                          + " ".join(arch.host_packages), quiet=True)
+    libs = ":".join(os.path.join(root, d) for d in (f"usr/lib/{arch_mod.AMD64.multiarch}",
+                                                     "usr/lib"))
+    return [os.path.join(root, "usr/lib64/ld-linux-x86-64.so.2"), "--library-path", libs,
+            prog, "-L", os.path.join(root, "usr/share/qemu")]
+
+
 def chroot_programs(kernel, programs):
     """{guest path: host path} for dynamically linked programs of a
     release's chroot and every library they load (ldd), so the guest can

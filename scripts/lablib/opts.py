@@ -24,6 +24,9 @@ Each row says what the module should report, so that a test can compare:
               for an optimization the module reports unsupported on some
               kernels for another reason than upstream
   opt_in      enable=auto leaves it off even where upstream lacks it
+  unless_ftrace  enable=auto leaves it off where ftrace is the best backend
+              the kernel offers (a call saves less than a trip costs:
+              module/backend.c vfsfast_auto_off())
   workloads   the benchmark workload set that measures it (bench.py's
               vfsfast-ab built-ins)
 
@@ -37,7 +40,7 @@ import glob
 import os
 import re
 
-from . import arch
+from . import arch, build
 
 MODULE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "module")
@@ -207,8 +210,9 @@ def _proc_pid_rcu_upstream(k):
 
 def _proc_cgroup_lacks(k):
     """Without KALLSYMS_ALL kallsyms names no variable: the module is built
-    without the targets (module/compat/proc_cgroup.h)."""
-    if k.config().get("CONFIG_KALLSYMS_ALL") != "y":
+    without the targets (module/compat/proc_cgroup.h), unless it can read
+    them from the code that takes them (arch.Arch.call_ref: arm64)."""
+    if k.config().get("CONFIG_KALLSYMS_ALL") != "y" and not k.arch.call_ref:
         return ("kallsyms names no variables (CONFIG_KALLSYMS_ALL is off): cgroup_mutex "
                 "and css_set_lock cannot be found")
     return None
@@ -236,6 +240,7 @@ class Opt:
     text: str
     has_upstream: object
     opt_in: bool = False
+    unless_ftrace: bool = False
     workloads: str = ""
     unsupported: str = None
     lacks: object = None
@@ -278,9 +283,19 @@ class Opt:
         """Why k cannot have it, built out or refused at load, or None."""
         return self.lacking(k) or self.refused(k)
 
-    def auto(self, k):
-        """Whether enable=auto turns it on on k."""
-        return self.upstream_text(k) == "none" and not self.opt_in and not self.missing(k)
+    def auto_off(self, k, backend="auto"):
+        """Why enable=auto leaves it off on k, with the backend= given,
+        though k lacks it: the status file's "auto: off:" line, or None."""
+        first = build.expected_backends(k)[0] if backend == "auto" else backend
+        if self.unless_ftrace and first == "ftrace" and self.upstream_text(k) == "none" \
+                and not self.missing(k):
+            return "an ftrace trip costs more than it saves a call"
+        return None
+
+    def auto(self, k, backend="auto"):
+        """Whether enable=auto turns it on on k, with the backend= given."""
+        return (self.upstream_text(k) == "none" and not self.opt_in and not self.missing(k)
+                and not self.auto_off(k, backend))
 
     def built(self, k):
         """Whether the module built for k has its targets: not where k
@@ -292,12 +307,15 @@ class Opt:
         """`modinfo -F vfsfast_opt_<name>` of the module built for k."""
         return (f"functions={','.join(self.funcs(k))} upstream={self.upstream(k)}" +
                 (" opt-in=yes" if self.opt_in else "") +
+                (" auto=unless-ftrace" if self.unless_ftrace else "") +
                 ("" if self.built(k) else " built=no"))
 
     def auto_word(self, k):
         """What `vfsfast check` says of enable=auto, from modinfo alone."""
         if self.load_time and not self.opt_in and self.built(k):
             return "on unless the kernel has it (decided at load)"
+        if self.auto_off(k):
+            return "off (only ftrace here, whose trip costs more than it saves)"
         return "on" if self.auto(k) else "off"
 
     def check_line(self, k, found):
@@ -363,7 +381,7 @@ OPTS = [
                     "nothing to replace"),
     Opt("lookup_exec", ("inode_permission",), "IOP_FASTPERM_MAY_EXEC",
         "path lookup checks MAY_EXEC on a directory itself (IOP_FASTPERM_MAY_EXEC)",
-        _lookup_exec_upstream, workloads="path",
+        _lookup_exec_upstream, workloads="path", unless_ftrace=True,
         unsupported="the kernel has it upstream (lookup_inode_permission_may_exec, 6.19): "
                     "nothing to replace"),
     Opt("access_creds", ("do_faccessat",), "cap_isidentical",
@@ -412,6 +430,10 @@ def guest_env(k):
     the tests' hand-written lists to read instead:
       VFSFAST_OPTS                  every optimization, in the module's order
       VFSFAST_OPTS_AUTO             those enable=auto turns on on k
+      VFSFAST_OPTS_AUTO_FTRACE      the same where backend=ftrace is given
+      VFSFAST_OPT_<NAME>_AUTO_OFF   its status "auto: off:" line on k, or
+                                    empty; _AUTO_OFF_<BACKEND> the same
+                                    with that backend= given
       VFSFAST_OPTS_OPTIN            the opt-in ones
       VFSFAST_OPT_<NAME>_FUNCTIONS  its functions, space separated
       VFSFAST_OPT_<NAME>_UPSTREAM   modinfo's expected upstream= tag
@@ -435,8 +457,12 @@ def guest_env(k):
         env[f"VFSFAST_OPT_{n}_MODINFO"] = o.modinfo(k)
         env[f"VFSFAST_OPT_{n}_LACKS"] = o.missing(k) or ""
         env[f"VFSFAST_OPT_{n}_COVERS"] = " ".join(covers(o.name))
+        env[f"VFSFAST_OPT_{n}_AUTO_OFF"] = o.auto_off(k) or ""
+        for b in build.expected_backends(k):
+            env[f"VFSFAST_OPT_{n}_AUTO_OFF_{b.upper()}"] = o.auto_off(k, b) or ""
     env["VFSFAST_OPTS"] = " ".join(o.name for o in OPTS)
     env["VFSFAST_OPTS_AUTO"] = " ".join(o.name for o in OPTS if o.auto(k))
+    env["VFSFAST_OPTS_AUTO_FTRACE"] = " ".join(o.name for o in OPTS if o.auto(k, "ftrace"))
     env["VFSFAST_OPTS_OPTIN"] = " ".join(o.name for o in OPTS if o.opt_in)
     # vfsfast load prints them in the order of the sysfs directories.
     env["VFSFAST_EXPECT_LOAD_STATUS"] = "|".join(

@@ -141,14 +141,16 @@ def loop(cmd, count):
 
 
 def job_text(pairs, aa, seed, programs=PROGRAMS, knobs=None):
-    """knobs: the optimizations to switch (comma separated); None: every
-    one the kernel supports."""
+    """knobs: the optimizations to switch (comma separated); "auto": those
+    enable=auto turns on (lib.sh's opts_auto, which t_sysfs holds to the
+    module's own choice); None: every one the kernel supports."""
     runs = "\n".join(f"{label} {shlex.quote(loop(cmd, n))}" for label, _, cmd, n in programs)
     before = "\n".join(f"\t{label}) {BEFORE[label]} ;;" for label, _, _, _ in programs
                        if label in BEFORE) or "\t*) ;;"
     return f"""load_vfsfast enable=none
 {SETUP}
 knobs={shlex.quote(knobs or "")}
+[ "$knobs" != auto ] || knobs=$(opts_auto | tr ' ' ,)
 [ -n "$knobs" ] || for o in $VFSFAST_OPTS; do
 	case $(head -n1 $VF/$o/status) in unsupported* | disabled*) continue ;; esac
 	knobs="$knobs${{knobs:+,}}$o"
@@ -259,7 +261,8 @@ def run(kernel, pairs, aa, seed, programs=PROGRAMS, knobs=None):
         backend.update(kv.split("=", 1)[1] for kv in s.get("backends_used", "").split())
     # chosen: whether --knobs named them, not whether the guest switched any.
     return Result(kernel, summaries, switched, " ".join(sorted(backend)), udev,
-                  land.versions(), res.seconds, pairs, aa, programs, chosen=bool(knobs),
+                  land.versions(), res.seconds, pairs, aa, programs,
+                  chosen="auto" if knobs == "auto" else bool(knobs),
                   calls=parse_calls(report))
 
 
@@ -325,6 +328,11 @@ def end_mark(kernel):
     return util.marks("real", kernel)[1]
 
 
+# What the table says of the knobs switched, by Result.chosen.
+CHOSEN = {"auto": "those enable=auto turns on, `--knobs auto`", True: "named by --knobs",
+          False: "every optimization this kernel supports"}
+
+
 def table(r):
     """The markdown block of one kernel, between its marks."""
     k = r.kernel
@@ -335,7 +343,7 @@ def table(r):
         f"`-icount shift=0,sleep=off` (guest ns = instructions), {vm.arch_cpu_label([k.arch])}; "
         f"backend {r.backend or '?'}; "
         f"knobs on: {', '.join(r.knobs) or 'none'} "
-        f"({'named by --knobs' if r.chosen else 'every optimization this kernel supports'}) "
+        f"({CHOSEN[r.chosen]}) "
         f"vs all off. Per program {r.pairs} off/on pairs in random order and {r.aa} A/A "
         f"(off/off) pairs (`--seed 1`, 2 warm-up runs, 1 settle run after each knob write); "
         f"udev database: {r.udev if r.udev is not None else '?'} devices; "

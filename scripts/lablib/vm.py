@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from . import arch as arch_mod
-from . import util
+from . import debian, util
 
 DONE_MARKER = "VFSFAST-JOB-DONE"
 
@@ -379,11 +379,12 @@ def boot(kernel, initrd, disk=None, smp=1, icount=False, timeout=600,
 
 
 def qemu_command(image, initrd, memory_mb, smp, icount, mttcg, append, console, output,
-                 disk=None, arch=arch_mod.AMD64):
+                 disk=None, arch=arch_mod.AMD64, qemu=None):
     """The qemu command line of a guest (tests/host/vm_cpu_model_test.py
-    reads it): the architecture's qemu, machine and CPU, its console on
-    the first serial port and the job's channel (arch.Arch.job_out)."""
-    cmd = [arch.qemu, "-nodefaults", "-no-reboot", "-display", "none",
+    reads it): the architecture's qemu (or the argv @qemu, a release's:
+    guest_qemu()), machine and CPU, its console on the first serial port
+    and the job's channel (arch.Arch.job_out)."""
+    cmd = (qemu or [arch.qemu]) + ["-nodefaults", "-no-reboot", "-display", "none",
            "-monitor", "none", "-machine", arch.machine, "-cpu", cpu_arg(icount, arch),
            "-m", str(memory_mb), "-smp", str(smp), "-kernel", image, "-initrd", initrd,
            "-append", kernel_cmdline(icount, append, arch),
@@ -406,6 +407,21 @@ def qemu_command(image, initrd, memory_mb, smp, icount, mttcg, append, console, 
     return cmd
 
 
+# The guests' qemu from a Debian release's chroot instead of the host's
+# (make check-fpac: trixie's qemu 10 offers FEAT_FPAC in -cpu max, the
+# host's 7.2 does not); empty: the host's.
+QEMU_RELEASE_ENV = "VFSFAST_QEMU_RELEASE"
+
+
+def guest_qemu(arch):
+    """The argv that starts the guests' qemu: None for the host's, else
+    the release's (debian.release_qemu())."""
+    release = os.environ.get(QEMU_RELEASE_ENV)
+    if not release:
+        return None
+    return debian.release_qemu(release, arch)
+
+
 def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
           on_output, memory_mb=None):
     # The debug kernels' guests are slower and need more memory
@@ -416,7 +432,7 @@ def _boot(kernel, initrd, disk, smp, icount, timeout, append, keep_dir, mttcg,
     console = os.path.join(work, "console.log")
     output = os.path.join(work, "output.log")
     cmd = qemu_command(kernel.image, initrd, memory, smp, icount, mttcg, append, console,
-                       output, disk, kernel.arch)
+                       output, disk, kernel.arch, guest_qemu(kernel.arch))
     t0 = time.monotonic()
     timed_out = False
     proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL)

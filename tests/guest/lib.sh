@@ -170,6 +170,22 @@ names_cachep_value() {
 	echo "$_nc"
 }
 
+# The optimizations enable=auto turns on in this pass: lookup_exec is
+# left off where ftrace carries it (opts.py, unless_ftrace).
+opts_auto() {
+	if [ "$VFSFAST_BACKEND" = ftrace ]; then
+		echo "$VFSFAST_OPTS_AUTO_FTRACE"
+	else
+		echo "$VFSFAST_OPTS_AUTO"
+	fi
+}
+
+# opt_auto_off OPT: the status file's expected "auto: off:" text in this
+# pass, or empty.
+opt_auto_off() {
+	eval "echo \"\$VFSFAST_OPT_$(echo $1 | tr a-z A-Z)_AUTO_OFF${VFSFAST_BACKEND:+_$(echo $VFSFAST_BACKEND | tr a-z A-Z)}\""
+}
+
 # Loads with the backend this pass forces, if any.
 load_vfsfast() {
 	insmod /lab/vfsfast.ko ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND} "$@"

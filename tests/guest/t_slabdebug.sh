@@ -22,10 +22,11 @@ else
 		[ "$st" = "unsupported: slab debugging watches names_cache (poison): names kept for reuse would hide a use after putname() from it" ]
 fi
 off=
-for k in $VFSFAST_OPTS_AUTO; do
+auto=$(opts_auto)
+for k in $auto; do
 	[ $k = $o ] && continue
 	[ "$(head -n 1 $VF/$k/status)" = active ] || off="$off $k: $(head -n 1 $VF/$k/status);"
 done
 t_checkv "slab debugging of names_cache: every other optimization enable=auto turns on is active" \
-	"${off:-all of: $(echo " $VFSFAST_OPTS_AUTO " | sed "s/ $o / /")}" [ -z "$off" ]
+	"${off:-all of: $(echo " $auto " | sed "s/ $o / /")}" [ -z "$off" ]
 unload_vfsfast

@@ -68,6 +68,22 @@ t_eq "srcversion is the DKMS-installed module's" "$VFSFAST_SRCVERSION" \
 t_check "symbol lookup through kprobes gives real entries (IBT-safe)" \
 	grep -q "symbol lookup through kprobes verified" /tmp/kmsg.snapshot
 t_eq "version file" "$VFSFAST_VERSION $VFSFAST_KVER" "$(cat $VF/version)"
+on=
+for o in $(ls -d $VF/*/ | xargs -n1 basename); do
+	[ "$(knob $o)" = 1 ] && on="$on $o"
+done
+t_eq "default: enable=auto turns on what the kernel lacks, less what costs more than its trip" \
+	"$(echo $(opts_auto) | tr ' ' '\n' | sort | paste -sd ' ')" \
+	"$(echo $on | tr ' ' '\n' | sort | paste -sd ' ')"
+bad=
+for o in $(ls -d $VF/*/ | xargs -n1 basename); do
+	want=$(opt_auto_off $o)
+	got=$(sed -n 's/^auto: off: //p' $VF/$o/status)
+	[ "$got" = "$want" ] || bad="$bad $o: '$got', expected '$want';"
+	[ -z "$want" ] || note "$o: status says enable=auto leaves it off: $got"
+done
+t_checkv "status: an auto: off: line exactly where enable=auto leaves off what the kernel lacks" \
+	"${bad:-as expected}" [ -z "$bad" ]
 
 # The tree as it is, "mode path" per entry, against the ABI document.
 (cd $VF && find . | sort | while read -r p; do

@@ -54,6 +54,8 @@ fake() {
 	opt access_creds "conflict: do_faccessat: held by another ftrace user, or ftrace_enabled is 0 (direct -16, ftrace -16)" \
 		none on none 7 1 -16
 	opt close_sync off none off none 0 0
+	opt lookup_exec off none off none 0 0
+	echo "auto: off: an ftrace trip costs more than it saves a call" >>"$tmp/vf/lookup_exec/status"
 	chmod -R a+rX "$tmp/vf"
 	printf 'cpu  1 2 3\nbtime %s\nprocesses 9\n' $BTIME >"$tmp/proc/stat"
 	printf '[    0.100000] Linux version x\n[   12.500000] vfsfast: version 9.8.7 loaded for 6.12.99\n' >"$tmp/log"
@@ -121,11 +123,14 @@ suite() {
 		grep -q '^readlink  *active  *direct  *1234567  *89  *none$' '$tmp/out' &&
 		grep -q '^kernfs  *unsupported  *none  *0  *0  *negative dentries and per-root rwsem (kernfs_elem_dir.rev)$' '$tmp/out' &&
 		grep -q '^access_creds  *conflict  *none  *7  *1  *none$' '$tmp/out' &&
-		grep -q '^close_sync  *off  *none  *0  *0  *none$' '$tmp/out'"
+		grep -q '^close_sync  *off  *none  *0  *0  *none$' '$tmp/out' &&
+		grep -q '^lookup_exec  *off  *none  *0  *0  *none$' '$tmp/out'"
 	check "status: the reasons under the table, stderr empty" sh -c "
 		grep -q '^access_creds: conflict: do_faccessat: held by another ftrace user' '$tmp/out' &&
 		grep -q '^kernfs: unsupported: the kernel has it upstream (kernfs_elem_dir.rev, 5.15): nothing to replace$' '$tmp/out' &&
-		[ \$(sed 1d '$tmp/out' | grep -c ': ') = 2 ] && [ ! -s '$tmp/err' ]"
+		[ \$(sed 1d '$tmp/out' | grep -c ': ') = 3 ] && [ ! -s '$tmp/err' ]"
+	check "status: why enable=auto leaves one off, under the table" \
+		grep -qx 'lookup_exec: enable=auto leaves it off: an ftrace trip costs more than it saves a call' "$tmp/out"
 
 	# The JSON.
 	run status --json
@@ -133,15 +138,17 @@ suite() {
 	check "status --json: exit 0, valid against vfsfast-status.schema.json" sh -c "[ $rc = 0 ]" && check \
 		"status --json: the schema accepts it" schema_ok
 	check "status --json: an entry with every field of the tree (active)" json_opt \
-		'{"name": "readlink", "state": "active", "reason": null, "upstream": "none", "requested": "on", "error": null, "enabled": true, "passthrough": false, "backend": "direct", "hits": 1234567, "fallbacks": 89}'
+		'{"name": "readlink", "state": "active", "reason": null, "upstream": "none", "requested": "on", "error": null, "enabled": true, "passthrough": false, "backend": "direct", "hits": 1234567, "fallbacks": 89, "auto_off": null}'
 	check "status --json: an entry in conflict, with its reason and error" json_opt \
-		'{"name": "access_creds", "state": "conflict", "reason": "do_faccessat: held by another ftrace user, or ftrace_enabled is 0 (direct -16, ftrace -16)", "upstream": "none", "requested": "on", "error": -16, "enabled": false, "passthrough": false, "backend": "none", "hits": 7, "fallbacks": 1}'
+		'{"name": "access_creds", "state": "conflict", "reason": "do_faccessat: held by another ftrace user, or ftrace_enabled is 0 (direct -16, ftrace -16)", "upstream": "none", "requested": "on", "error": -16, "enabled": false, "passthrough": false, "backend": "none", "hits": 7, "fallbacks": 1, "auto_off": null}'
+	check "status --json: why enable=auto leaves one off (auto_off)" json_opt \
+		'{"name": "lookup_exec", "state": "off", "reason": null, "upstream": "none", "requested": "off", "error": null, "enabled": false, "passthrough": false, "backend": "none", "hits": 0, "fallbacks": 0, "auto_off": "an ftrace trip costs more than it saves a call"}'
 	check "status --json: the module, and nothing unreadable" /usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if d["loaded"] and d["module"] == {"version": "9.8.7", "built_for": "6.12.99-test-amd64",
 	"backends": ["direct", "ftrace"], "load_time": 1800000012.5} and d["unreadable"] == []
-	and len(d["optimizations"]) == 4 else 1)' "$tmp/out"
+	and len(d["optimizations"]) == 5 else 1)' "$tmp/out"
 
 	# The metrics.
 	run metrics
@@ -155,7 +162,7 @@ sys.exit(0 if d["loaded"] and d["module"] == {"version": "9.8.7", "built_for": "
 	n1=$(grep -c '^vfsfast_optimization_state{.*} 1$' "$tmp/out")
 	n0=$(grep -c '^vfsfast_optimization_state{.*} 0$' "$tmp/out")
 	check "metrics: one state series per state and optimization, 1 for its state only" sh -c "
-		[ $n1 = 4 ] && [ $n0 = 28 ] &&
+		[ $n1 = 5 ] && [ $n0 = 35 ] &&
 		grep -qx 'vfsfast_optimization_state{optimization=\"readlink\",state=\"active\"} 1' '$tmp/out' &&
 		grep -qx 'vfsfast_optimization_state{optimization=\"kernfs\",state=\"unsupported\"} 1' '$tmp/out' &&
 		grep -qx 'vfsfast_optimization_state{optimization=\"access_creds\",state=\"conflict\"} 1' '$tmp/out' &&
@@ -164,7 +171,7 @@ sys.exit(0 if d["loaded"] and d["module"] == {"version": "9.8.7", "built_for": "
 		[ '$(series 'vfsfast_optimization_hits_total{optimization="readlink"}')' = 1234567 ] &&
 		[ '$(series 'vfsfast_optimization_fallbacks_total{optimization="readlink"}')' = 89 ] &&
 		[ '$(series 'vfsfast_optimization_hits_total{optimization="access_creds"}')' = 7 ] &&
-		[ \$(grep -c '^vfsfast_optimization_\(hits\|fallbacks\)_total{' '$tmp/out') = 8 ] &&
+		[ \$(grep -c '^vfsfast_optimization_\(hits\|fallbacks\)_total{' '$tmp/out') = 10 ] &&
 		grep -qx '# TYPE vfsfast_optimization_hits_total counter' '$tmp/out' &&
 		grep -qx '# TYPE vfsfast_optimization_fallbacks_total counter' '$tmp/out'"
 	check "metrics: upstream (with what the kernel has), requested, backend" sh -c "
@@ -173,7 +180,7 @@ sys.exit(0 if d["loaded"] and d["module"] == {"version": "9.8.7", "built_for": "
 		[ '$(series 'vfsfast_optimization_requested{optimization="access_creds"}')' = 1 ] &&
 		[ '$(series 'vfsfast_optimization_requested{optimization="kernfs"}')' = 0 ] &&
 		[ '$(series 'vfsfast_optimization_backend_info{optimization="readlink",backend="direct"}')' = 1 ] &&
-		[ \$(grep -c '^vfsfast_optimization_backend_info{' '$tmp/out') = 4 ]"
+		[ \$(grep -c '^vfsfast_optimization_backend_info{' '$tmp/out') = 5 ]"
 
 	# The load time: only while the last load line is not followed by an
 	# unload; the last load's.

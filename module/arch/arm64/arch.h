@@ -31,6 +31,11 @@ static inline unsigned long vfsfast_sc_arg(const struct pt_regs *regs,
 /* site.c */
 unsigned long vfsfast_arch_ftrace_site(const struct kprobe *kp);
 bool vfsfast_arch_site_live(unsigned long site);
+/* A variable read from code around a call (site.c): kallsyms may not name it. */
+#define VFSFAST_ARCH_CALL_REF	1
+unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
+				    unsigned long callee, unsigned int nth,
+				    bool after);
 #ifdef VFSFAST_FAULT_INJECT
 const char *vfsfast_arch_fi_body(const char *name, unsigned long *body);
 #endif

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
@@ -62,6 +63,90 @@ bool vfsfast_arch_site_live(unsigned long site)
 	if (copy_from_kernel_nofault(&insn, (void *)site, sizeof(insn)))
 		return false;
 	return vfsfast_insn_is_bl(le32_to_cpu(insn));
+}
+
+/* A load, store or atomic with a base register (bits 5-9): not a literal load. */
+static bool vfsfast_insn_is_access(u32 insn)
+{
+	return (insn & 0x0a000000) == 0x08000000 && (insn & 0x3b000000) != 0x18000000;
+}
+
+/* An access that moves its base register (pre- or post-indexed). */
+static bool vfsfast_insn_writes_base(u32 insn)
+{
+	u32 single = insn & 0x3b200c00, pair = insn & 0x3b800000;
+
+	return single == 0x38000400 || single == 0x38000c00 ||
+	       pair == 0x28800000 || pair == 0x29800000;
+}
+
+/*
+ * A variable kallsyms cannot name (arm64 5.10 and 6.1 lack
+ * CONFIG_KALLSYMS_ALL), read from a function that uses it: with @after
+ * false, the first argument of the @nth call (from 1) of @callee, where
+ * @func builds it from an adrp and adds, directly or through a mov
+ * ("mutex_lock(&cgroup_mutex)": "adrp x0, ...; add x0, x0, :lo12:...;
+ * bl mutex_lock"); with @after true, the base of the first load, store
+ * or atomic through such a register after that call (the inlined
+ * spin_lock_irq(&css_set_lock) that follows it).  0 if not found.  A
+ * straight walk of @size bytes that ignores branches, so code that
+ * merges paths can fool it: callers check what it finds against a
+ * second function.  An instruction it does not follow forgets the
+ * registers it may write (bits 0-4, and 10-14 of a load pair); a call
+ * forgets every caller-saved one.
+ */
+unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
+				    unsigned long callee, unsigned int nth,
+				    bool after)
+{
+	unsigned long known[32] = { 0 };
+	bool called = false;
+	unsigned long pc;
+	__le32 raw;
+	u32 insn;
+	int r;
+
+	for (pc = func; pc + sizeof(raw) <= func + size; pc += sizeof(raw)) {
+		if (copy_from_kernel_nofault(&raw, (void *)pc, sizeof(raw)))
+			return 0;
+		insn = le32_to_cpu(raw);
+		if (called && vfsfast_insn_is_access(insn) && known[(insn >> 5) & 0x1f])
+			return known[(insn >> 5) & 0x1f];
+		if ((insn & 0x9f000000) == 0x90000000) {		/* adrp */
+			long imm = ((insn >> 29) & 3) | (((insn >> 5) & 0x7ffff) << 2);
+
+			known[insn & 0x1f] = (pc & ~0xfffUL) +
+					     (sign_extend64(imm, 20) << 12);
+		} else if ((insn & 0xff800000) == 0x91000000) {	/* add xd, xn, #imm */
+			unsigned long imm = (insn >> 10) & 0xfff;
+			unsigned long base = known[(insn >> 5) & 0x1f];
+
+			if (insn & BIT(22))
+				imm <<= 12;
+			known[insn & 0x1f] = base ? base + imm : 0;
+		} else if ((insn & 0xffe0ffe0) == 0xaa0003e0) {	/* mov xd, xm */
+			known[insn & 0x1f] = known[(insn >> 16) & 0x1f];
+		} else if (vfsfast_insn_is_bl(insn)) {
+			long off = sign_extend64((insn & 0x3ffffff) << 2, 27);
+
+			if (!called && pc + off == callee && !--nth) {
+				if (!after)
+					return known[0];
+				called = true;
+			}
+			for (r = 0; r <= 18; r++)
+				known[r] = 0;
+			known[30] = 0;
+		} else {
+			if (vfsfast_insn_writes_base(insn))
+				known[(insn >> 5) & 0x1f] = 0;
+			known[insn & 0x1f] = 0;
+			known[(insn >> 10) & 0x1f] = 0;
+		}
+		/* Register 31 is sp or xzr, never a variable's address. */
+		known[31] = 0;
+	}
+	return 0;
 }
 
 #ifdef VFSFAST_FAULT_INJECT
