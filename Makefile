@@ -7,7 +7,7 @@
 #                      vfsfast-ab's statistics into $(SHAREDIR) and its C
 #                      workloads (scripts/workloads: abloop, rlbench, nbench,
 #                      kfs, built with $(CC); ablat for --latency where
-#                      clang and libbpf-dev are) into
+#                      clang and libbpf-dev are, unless LATENCY=no) into
 #                      $(LIBEXECDIR); all three under $(prefix), /usr/local
 #                      unless given (prefix=/usr for a package), each under
 #                      $(DESTDIR) when given
@@ -17,6 +17,10 @@
 #                      dkms add, build and install for KERNELRELEASE
 # make deb             the Debian packages vfsfast-dkms and vfsfast-tools,
 #                      built in the lab's bookworm chroot, into deb-out/
+# make deb-arm64       the same, and vfsfast-tools for arm64 (cross-built with
+#                      dpkg-buildpackage -a arm64), its programs checked, and
+#                      DKMS's build of vfsfast-dkms for Debian's arm64 6.12, 6.1
+#                      and 7.2 headers
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2
 #                      6.1-cloud": Debian's four stock kernels and one of their
 #                      cloud flavour; PROFILE=ci for CI's shorter stress loops)
@@ -74,6 +78,11 @@ CC ?= cc
 CFLAGS ?= -O2
 # vfsfast-ab's workload programs, scripts/workloads/<name>.c (ablat apart).
 WORKLOADS := abloop rlbench nbench kfs
+# ablat, vfsfast-ab --latency's BPF helper, is built where clang and a
+# libbpf for $(CC)'s target are found; LATENCY=no leaves it out whatever
+# is installed (a package built with the pkg.vfsfast.nolatency profile, whose
+# result must not depend on what else the build machine holds).
+LATENCY ?= auto
 PROFILE ?= full
 LAB := $(CURDIR)/scripts/vfsfast-lab
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -97,14 +106,21 @@ install-scripts:
 	for w in $(WORKLOADS); do \
 		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/$$w scripts/workloads/$$w.c $(LDFLAGS) || exit 1; \
 	done
-	@if command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]; then \
+	@triplet=$$($(CC) -dumpmachine); \
+	if [ "$(LATENCY)" = no ]; then \
+		echo "note: LATENCY=no: vfsfast-ab --latency will say it is unavailable"; \
+	elif command -v clang >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ] && \
+	     [ "$$($(CC) -print-file-name=libbpf.so)" != libbpf.so ]; then \
 		echo "building ablat (vfsfast-ab --latency)"; \
-		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$$($(CC) -dumpmachine) \
+		case $$triplet in \
+		x86_64-*) bpfarch=x86 ;; aarch64-*) bpfarch=arm64 ;; *) bpfarch=$${triplet%%-*} ;; \
+		esac; \
+		clang -O2 -g -target bpf -D__TARGET_ARCH_$$bpfarch -I/usr/include/$$triplet \
 			-c scripts/workloads/ablat.bpf.c -o $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
 		chmod 0644 $(DESTDIR)$(LIBEXECDIR)/ablat.bpf.o && \
 		$(CC) $(CPPFLAGS) $(CFLAGS) -Wall -o $(DESTDIR)$(LIBEXECDIR)/ablat scripts/workloads/ablat.c $(LDFLAGS) -lbpf; \
 	else \
-		echo "note: clang or libbpf-dev missing: vfsfast-ab --latency will say it is unavailable"; \
+		echo "note: clang or libbpf-dev (for $$triplet) missing: vfsfast-ab --latency will say it is unavailable"; \
 	fi
 
 install-dkms-src:
@@ -189,6 +205,9 @@ check-fpac:
 deb:
 	$(LAB) deb
 
+deb-arm64:
+	$(LAB) deb --arch arm64
+
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
-	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb \
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb deb-arm64 \
 	real-programs check-external build-arm64 check-arm64 check-fpac

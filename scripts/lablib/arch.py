@@ -80,6 +80,12 @@ class Arch:
     # user's pt_regs: the module's VFSFAST_SYSCALL()
     # (module/arch/<arch>/arch.h), word for word.
     syscall_prefix: str = "__x64_sys_"
+    # The kernel's name of it (uname -m): DKMS's --arch, and the last word
+    # of a module's vermagic on arm64.
+    uname_m: str = "x86_64"
+    # readelf -h's Machine of its programs (a package's binaries are
+    # checked against it).
+    elf_machine: str = "Advanced Micro Devices X86-64"
 
     def __str__(self):
         return self.name
@@ -159,7 +165,7 @@ ARM64 = Arch(
     # bl leaves it in x30, not yet signed at the callee's first
     # instruction.
     entry_ret="%x30",
-    syscall_prefix="__arm64_sys_",
+    syscall_prefix="__arm64_sys_", uname_m="aarch64", elf_machine="AArch64",
     call_ref=True)
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}

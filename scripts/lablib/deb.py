@@ -6,6 +6,14 @@ workloads, amd64) from debian/ with debhelper, in the bookworm chroot, from
 a clean copy of the sources; the build dependencies are installed there
 with apt, lintian checks the result.
 
+`vfsfast-lab deb --arch arm64` (make deb-arm64) adds vfsfast-tools for
+arm64, cross-built with dpkg-buildpackage -a arm64 in an overlay of the same
+chroot (the arm64 -dev packages it needs never reach the lab's chroot), checks
+that its programs are arm64's and runs lintian on it; then, there being no
+arm64 machine, dkms_cross_tests() has DKMS build and install vfsfast-dkms's
+source for each of Debian's arm64 lab kernels (their headers unpacked aside,
+debian.CrossKind), with the kernel's cross-make variables.
+
 package_tests() installs them as a fleet would, in each release's chroot:
 apt-get install of both .debs with DKMS building the module, a second
 kernel's headers installed through apt (DKMS's kernel hooks build it), a
@@ -26,6 +34,7 @@ import shutil
 import subprocess
 import threading
 
+from . import arch as arch_mod
 from . import build, debian, kernels, util
 
 BUILD_RELEASE = "bookworm"
@@ -76,17 +85,24 @@ def _copy_tree(root, path):
     shutil.copytree(os.path.join(util.repo_dir(), "debian"), os.path.join(dst, "debian"))
 
 
-def _buildpackage(root, src, arch_only=False, profiles=()):
+def _buildpackage(root, src, arch_only=False, profiles=(), host=None):
     """apt-get build-dep and dpkg-buildpackage of src inside root (mounted):
-    (rc, log).  The .debs land in src's parent directory."""
+    (rc, log).  The .debs land in src's parent directory.  host: the
+    Debian architecture to cross-build for (arch_only then), whose
+    build dependencies apt installs beside the chroot's own (multiarch),
+    with crossbuild-essential, which apt's build-dep does not add."""
     prof = ",".join(profiles)
-    dep = (f"apt-get build-dep -y -q {'--arch-only' if arch_only else ''} "
+    cross = f"-a {host}" if host else ""
+    dep = (f"apt-get build-dep -y -q {cross} {'--arch-only' if arch_only else ''} "
            f"{f'-P {prof}' if prof else ''} ./")
+    if host:
+        dep = f"apt-get install -y -q crossbuild-essential-{host} && {dep}"
     # The chroot's package lists may be older than the mirror: update and
     # try again when the first attempt fails.
     script = (f"cd {src}\n"
               f"{dep} || {{ apt-get update -q && {dep}; }}\n"
-              f"DEB_BUILD_OPTIONS=noautodbgsym dpkg-buildpackage {'-B' if arch_only else '-b'} "
+              f"DEB_BUILD_OPTIONS=noautodbgsym dpkg-buildpackage {cross} "
+              f"{'-B' if arch_only else '-b'} "
               f"-us -uc {f'--build-profiles={prof}' if prof else ''}\n")
     return _sh(root, script)
 
@@ -129,38 +145,345 @@ def build_debs(release=BUILD_RELEASE, out=None, lintian=True):
         if lintian:
             changes = glob.glob(os.path.join(root, work.lstrip("/"), "*.changes"))
             lint_ok, report = _lintian(root, "/" + os.path.relpath(changes[0], root))
+    return _keep(found, out), log, lint_ok, report
+
+
+def _keep(found, out):
+    """Copy each package's .deb of found ({package: [path]}) to out,
+    replacing that package's older ones of the same architecture only (a
+    cross build's are kept beside the native build's): {package: path}."""
     os.makedirs(out, exist_ok=True)
-    for old in glob.glob(os.path.join(out, "vfsfast-*.deb")):
-        os.unlink(old)
     debs = {}
     for p, (f,) in found.items():
+        debarch = os.path.basename(f).rsplit("_", 1)[-1]
+        for old in glob.glob(os.path.join(out, f"{p}_*_{debarch}")):
+            os.unlink(old)
         debs[p] = os.path.join(out, os.path.basename(f))
         shutil.copyfile(f, debs[p])
-    return debs, log, lint_ok, report
+    return debs
 
 
-def main(out=None, release=BUILD_RELEASE):
+class Results:
+    """The checks of `vfsfast-lab deb --arch`, one TAP line each, as the
+    suite prints them (suite.Tally, which this module cannot import)."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def record(self, ok, name, why=""):
+        why = " | ".join(l.strip() for l in str(why or "").splitlines() if l.strip())
+        n = self.passed + self.failed + 1
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        print(f"{'ok' if ok else 'not ok'} {n} - {name}{f' # {why}' if why else ''}", flush=True)
+
+
+def build_cross_debs(arch, release=BUILD_RELEASE, out=None, lintian=True):
+    """vfsfast-tools for another architecture (an arch.Arch), cross-built
+    with dpkg-buildpackage -a in an overlay of the release's chroot, so
+    that the architecture's -dev packages (libc6-dev, libbpf-dev) never
+    reach the chroot the lab builds in.  Returns (debs, log, lintian_ok,
+    lintian_report) as build_debs(); debs holds vfsfast-tools only
+    (vfsfast-dkms is Architecture: all, the native build's)."""
+    kernel = stock_kernel(release)
+    root = debian.ensure_chroot(release)
+    out = out or os.path.join(util.cache_dir(), "deb", release)
+    work = "/tmp/vfsfast-deb"
+    src = f"{work}/vfsfast-{build.version()}"
+    lint_ok, report = None, None
+    with build.chroot_lock(kernel), _overlay_of(root, release, f"deb-cross-{arch}") as oroot:
+        _copy_tree(oroot, src)
+        util.log(f"deb: dpkg-buildpackage -a {arch} in an overlay of the {release} chroot")
+        rc, log = _buildpackage(oroot, src, arch_only=True, host=str(arch),
+                                profiles=OWN_BUILD.get(release, ()))
+        host_work = os.path.join(oroot, work.lstrip("/"))
+        found = {"vfsfast-tools": glob.glob(os.path.join(host_work, f"vfsfast-tools_*_{arch}.deb"))}
+        if rc != 0 or len(found["vfsfast-tools"]) != 1:
+            return {}, log + f"\nrc={rc}, packages found: {found}", None, None
+        if lintian:
+            changes = glob.glob(os.path.join(host_work, f"*_{arch}.changes"))
+            lint_ok, report = _lintian(oroot, "/" + os.path.relpath(changes[0], oroot))
+        return _keep(found, out), log, lint_ok, report
+
+
+def elf_check(deb, arch):
+    """The ELF files a .deb installs and readelf -h's Machine of each:
+    (ok, {path: machine}).  ok: every one is arch's, but BPF objects,
+    which are the kernel's bytecode on every architecture."""
+    tmp = os.path.join(util.cache_dir(), "deb", f"elf-check-{arch}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    util.run(["dpkg-deb", "-x", deb, tmp])
+    machines = {}
+    for d, _, files in os.walk(tmp):
+        for f in files:
+            path = os.path.join(d, f)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as fh:
+                if fh.read(4) != b"\x7fELF":
+                    continue
+            out = util.run(["readelf", "-h", path], capture=True)
+            m = re.search(r"^\s*Machine:\s*(.+?)\s*$", out, re.M)
+            machines["/" + os.path.relpath(path, tmp)] = m.group(1) if m else "?"
+    shutil.rmtree(tmp)
+    ok = bool(machines) and all(m == arch.elf_machine or m == "Linux BPF"
+                                for m in machines.values())
+    return ok, machines
+
+
+def cross_install_tests(results, arch, deb, release=BUILD_RELEASE):
+    """The cross-built vfsfast-tools installed as apt would on a machine
+    of arch, as near as an amd64 chroot allows: apt-get install of the
+    .deb in an overlay of the release's chroot, which has arch as a
+    foreign architecture, so that its Depends must resolve among arch's
+    packages; then its programs run under qemu-user (qemu-aarch64-static,
+    the overlay's only: the host registers no binfmt), which loads them
+    with arch's loader and libraries, as the machine's kernel would."""
+    name = f"[{arch}] vfsfast-tools:"
+    qemu = f"qemu-{arch.uname_m}-static"
+    kernel = stock_kernel(release)
+    root = debian.ensure_chroot(release)
+    util.log(f"deb: vfsfast-tools for {arch} installed in an overlay of the {release} chroot")
+    with build.chroot_lock(kernel), _overlay_of(root, release, f"deb-install-{arch}") as oroot:
+        os.makedirs(os.path.join(oroot, "tmp/vfsfast-debs"), exist_ok=True)
+        shutil.copyfile(deb, os.path.join(oroot, "tmp/vfsfast-debs", os.path.basename(deb)))
+        install = (f"apt-get install -y -q --no-install-recommends qemu-user-static "
+                   f"/tmp/vfsfast-debs/{os.path.basename(deb)}")
+        rc, out = _sh(oroot, f"dpkg --print-foreign-architectures | grep -qx {arch} || "
+                      f"dpkg --add-architecture {arch}\n"
+                      f"{install} || {{ apt-get update -q && {install}; }}")
+        _, got = _sh(oroot, "dpkg-query -W -f='${Architecture} ${Status}' vfsfast-tools 2>&1")
+        _, foreign = _sh(oroot, f"dpkg-query -W -f='${{Package}}:${{Architecture}} ' "
+                         f"'*:{arch}' 2>/dev/null || true")
+        results.record(rc == 0 and got.strip() == f"{arch} install ok installed",
+                       f"{name} apt-get install ./vfsfast-tools_*_{arch}.deb: its Depends "
+                       f"resolve among {release}'s {arch} packages",
+                       f"{got.strip()}; {arch} packages: {foreign.strip()[:300]}"
+                       + ("" if rc == 0 else " | " + out[-400:]))
+        if rc != 0:
+            return
+        progs = sorted(f for f in os.listdir(os.path.join(oroot, "usr/libexec/vfsfast"))
+                       if not f.endswith(".o"))
+        rc, out = _sh(oroot, "for p in " + " ".join(progs) + "; do "
+                      f"rc=0; {qemu} /usr/libexec/vfsfast/$p >/tmp/out 2>&1 || rc=$?; "
+                      "echo \"$p rc=$rc $(grep -c '^usage:' /tmp/out) $(head -n 1 /tmp/out)\"; "
+                      "done")
+        ran = {}
+        for line in out.splitlines():
+            m = re.match(r"(\S+) rc=(\d+) (\d+)", line)
+            if m:
+                ran[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        # 2 with a usage line: main() ran, past the loader and libraries.
+        results.record(sorted(ran) == progs and all(rc == 2 and usage >= 1
+                                                    for rc, usage in ran.values()),
+                       f"{name} each program in /usr/libexec/vfsfast runs under {qemu} "
+                       "(without arguments: its usage, exit 2)",
+                       "; ".join(line.strip() for line in out.splitlines())[:600])
+        rc, out = _sh(oroot, f"{qemu} /usr/libexec/vfsfast/abloop pipe 1000 2>&1")
+        results.record(rc == 0 and "ops=1000" in out,
+                       f"{name} abloop pipe 1000 under {qemu}: a workload's system calls run",
+                       f"rc={rc}: {out.strip()[:200]}")
+
+
+def cross_kernels(arch):
+    """The lab's Debian kernels of arch (debian.CROSS_KERNELS), by name."""
+    return [kernels.get(n) for n, c in debian.CROSS_KERNELS.items() if c["arch"] == str(arch)]
+
+
+def dkms_cross_tests(results, kernel, debs):
+    """vfsfast-dkms on a kernel of another architecture, without a machine
+    of it: in an overlay of the kernel's release chroot, where its headers
+    are unpacked (debian.CrossKind), apt installs the package (its
+    postinst builds for the chroot's own kernels, as on any machine), with
+    the build machine's vfsfast-tools, and DKMS builds and installs the
+    module for the kernel, with --arch (BUILD_EXCLUSIVE_ARCH and DKMS's
+    tree see the architecture's uname -m) and the kernel's cross-make
+    variables in the environment: the
+    headers' .kernelvariables set ARCH, and CROSS_COMPILE on trixie and
+    later, but bookworm's only inside a Debian package build.  DKMS strips
+    with `strip`, which is given the architecture's strip under that name,
+    as an arm64 host's own would be.  The kernel's image package is
+    unpacked into the overlay and depmod run, as its postinst would: DKMS
+    3.2 runs depmod only for a kernel whose modules.dep exists, and
+    depmod -e then checks the module's symbols against the kernel's
+    exports.  Last, `vfsfast check --kernel` with the same variables, as
+    a user would before booting an arm64 kernel."""
+    name = f"[{kernel}] dkms:"
+    kernel.ensure()
+    a, kver, ver = kernel.arch, kernel.kver, build.version()
+    env = f"env {kernel.make_vars} PATH=/tmp/vfsfast-cross-bin:$PATH"
+    which = f"-m vfsfast -v {ver} -k {kver}"
+    util.log(f"{kernel}: DKMS build of the package's source in an overlay of the "
+             f"{kernel.release} chroot")
+    with build.chroot_lock(kernel), \
+            _overlay_of(kernel.chroot_dir, kernel.release, f"deb-dkms-{a}") as root:
+        _fresh_machine(root)
+        os.makedirs(os.path.join(root, "tmp/vfsfast-debs"), exist_ok=True)
+        for path in debs.values():
+            shutil.copyfile(path, os.path.join(root, "tmp/vfsfast-debs", os.path.basename(path)))
+        # openssl: DKMS 3 makes its signing key with it (package_tests()).
+        rc, out = _sh(root, "apt-get install -y -q openssl >/dev/null 2>&1 || "
+                      "{ apt-get update -q && apt-get install -y -q openssl; } >/dev/null\n"
+                      "apt-get install -y -q --no-install-recommends "
+                      "/tmp/vfsfast-debs/vfsfast-*.deb")
+        results.record(rc == 0 and all(_status(root, p) == "install ok installed" for p in debs),
+                       f"{name} apt-get install ./vfsfast-dkms_*_all.deb "
+                       f"./vfsfast-tools_*_amd64.deb in the {kernel.release} chroot",
+                       f"rc={rc}" + ("" if rc == 0 else "; " + out[-400:]))
+        if rc != 0:
+            return
+        config = open(os.path.join(kernel.headers_dir, ".config")).read()
+        wanted = re.findall(r"\b(CONFIG_\w+)", re.search(
+            r'^BUILD_EXCLUSIVE_CONFIG="([^"]*)"', open(os.path.join(
+                root, f"usr/src/vfsfast-{ver}/dkms.conf")).read(), re.M).group(1))
+        have = {c: (re.search(rf"^{c}=(\S+)", config, re.M) or [None, "unset"])[1]
+                for c in wanted}
+        image = os.path.join(root, "tmp/vfsfast-image")
+        shutil.copytree(kernel.modules_dir, os.path.join(image, "modules"), symlinks=True)
+        if kernel.system_map:
+            shutil.copyfile(kernel.system_map, os.path.join(image, "System.map"))
+        rc, out = _sh(root, f"""
+            mkdir -p /lib/modules/{kver} /tmp/vfsfast-cross-bin
+            cp -a /tmp/vfsfast-image/modules/. /lib/modules/{kver}/
+            [ ! -f /tmp/vfsfast-image/System.map ] ||
+                cp /tmp/vfsfast-image/System.map /boot/System.map-{kver}
+            rm -rf /tmp/vfsfast-image
+            depmod -a {kver}
+            ln -sfn /usr/src/linux-headers-{kver} /lib/modules/{kver}/build
+            ln -sf /usr/bin/{a.tool("strip")} /tmp/vfsfast-cross-bin/strip
+            {env} dkms build {which} --arch {a.uname_m} 2>&1
+            {env} dkms install {which} --arch {a.uname_m} 2>&1
+        """)
+        _, status = _sh(root, "dkms status 2>&1")
+        line = next((l for l in status.splitlines() if l.startswith("vfsfast")
+                     and f", {kver}," in l), "")
+        excluded = "BUILD_EXCLUSIVE" in out
+        results.record(rc == 0 and line.endswith(f"{a.uname_m}: installed") and not excluded
+                       and all(v in ("y", "m") for v in have.values()),
+                       f"{name} dkms build and install -k {kver} --arch {a.uname_m} "
+                       f"({kernel.make_vars}): built and installed, BUILD_EXCLUSIVE_ARCH and "
+                       f"BUILD_EXCLUSIVE_CONFIG met by the {a} kernel's .config",
+                       f"dkms status: {line or 'nothing'}; .config: "
+                       + ", ".join(f"{c}={v}" for c, v in have.items())
+                       + ("" if rc == 0 and line else " | " + out[-600:]))
+        mods = _modules(root, kver)
+        if len(mods) != 1:
+            results.record(False, f"{name} the module DKMS installed is {a}'s", f"modules: {mods}")
+            return
+        ko = os.path.join(root, "tmp", f"vfsfast-{kver}.ko")
+        build.uncompressed_copy(mods[0], ko)
+        machine = re.search(r"^\s*Machine:\s*(.+?)\s*$",
+                            util.run(["readelf", "-h", ko], capture=True), re.M)
+        sections = util.run(["readelf", "-S", "-W", ko], capture=True)
+        vermagic = build.modinfo(ko, "vermagic")
+        signer = build.modinfo(ko, "signer")
+        with open(ko, "rb") as f:
+            signed = f.read().endswith(b"~Module signature appended~\n")
+        _, dep = _sh(root, f"grep vfsfast /lib/modules/{kver}/modules.dep || true")
+        # Against the headers' Module.symvers, which 6.12's System.map
+        # cannot stand for (exports there are no __ksymtab_ symbols): the
+        # CRCs of MODVERSIONS are checked too.
+        _, unknown = _sh(root, f"depmod -n -e -E /usr/src/linux-headers-{kver}/Module.symvers "
+                         f"{kver} 2>&1 >/dev/null | grep vfsfast || true")
+        # The same check with no export at all must name the module's
+        # symbols, or it proves nothing.
+        _, control = _sh(root, f": > /tmp/vfsfast-none.symvers; depmod -n -e -E "
+                         f"/tmp/vfsfast-none.symvers {kver} 2>&1 >/dev/null | "
+                         "grep -c 'vfsfast.*unknown symbol' || true")
+        ok = (machine is not None and machine.group(1) == a.elf_machine
+              and vermagic.split()[0] == kver and vermagic.split()[-1] == a.uname_m
+              and signed and bool(signer) and ".debug_info" not in sections
+              and "updates/dkms/vfsfast.ko" in dep and not unknown.strip()
+              and int(control.strip() or 0) > 0)
+        results.record(ok, f"{name} the module in /lib/modules/{kver}/updates/dkms is {a}'s "
+                       "(readelf -h, vermagic), stripped and signed by DKMS, listed by DKMS's "
+                       "depmod, every symbol it needs exported by the kernel at its version "
+                       "(depmod -e -E Module.symvers)",
+                       f"Machine: {machine.group(1) if machine else '?'}; vermagic: {vermagic}; "
+                       f"signer: {signer or 'none'}; debug info: "
+                       f"{'present' if '.debug_info' in sections else 'stripped'}; "
+                       f"modules.dep: {dep.strip()[:120] or 'absent'}; depmod -e: "
+                       f"{unknown.strip()[:300] or 'no unknown symbol'} (against an empty "
+                       f"Module.symvers: {control.strip() or '0'})")
+        backends = [b for b in ("jmp", "direct", "ftrace")
+                    if build.modinfo(ko, f"vfsfast_backend_{b}") == "available"]
+        rc, out = _sh(root, f"{env} /usr/sbin/vfsfast check --kernel {kver} 2>&1")
+        said = re.search(r"^backends:(.*)$", out, re.M)
+        results.record(rc == 0 and f"builds for {kver}" in out and said is not None
+                       and said.group(1).split() == backends,
+                       f"{name} vfsfast check --kernel {kver} ({kernel.make_vars}): builds, and "
+                       "names the backends the DKMS-built module offers",
+                       f"rc={rc}; check: backends:{said.group(1) if said else ' ?'}; DKMS's "
+                       f"module: {' '.join(backends) or 'none'}"
+                       + ("" if rc == 0 else " | " + out[-400:]))
+        # Any architecture but the module's two: DKMS skips the build
+        # (BUILD_EXCLUSIVE_ARCH) rather than failing it.
+        other = "riscv64"
+        rc, out = _sh(root, f"rc=0; {env} dkms build {which} --arch {other} 2>&1 || rc=$?; "
+                      "echo rc=$rc")
+        _, status = _sh(root, "dkms status 2>&1")
+        results.record("BUILD_EXCLUSIVE" in out and other not in status,
+                       f"{name} dkms build --arch {other} is skipped (BUILD_EXCLUSIVE_ARCH), "
+                       "nothing built",
+                       out.strip().splitlines()[-1] + "; " +
+                       " ".join(l.strip() for l in out.splitlines()
+                                if "BUILD_EXCLUSIVE" in l)[:200])
+
+
+def _show(debs, log, lint_ok, report, what):
+    """Print one build's lintian verdict and .debs: True when it built
+    and lintian reports no error nor warning."""
+    if not debs:
+        print(log[-6000:])
+        print(f"deb: the build of {what} failed")
+        return False
+    if report is None:
+        print(f"lintian ({what}): not run ({BUILD_RELEASE}'s build is the one checked)")
+    else:
+        print(f"lintian ({what}): {'clean' if lint_ok else 'tags:'}")
+        if not lint_ok:
+            print(report)
+    for p in sorted(debs):
+        print(debs[p])
+    return not [l for l in (report or "").splitlines() if re.match(r"[EW]: ", l)]
+
+
+def main(out=None, release=BUILD_RELEASE, arches=(), dkms_kernels=None):
     """`vfsfast-lab deb`: build, show lintian's report, print the paths.
-    Exit 1 when the build fails or lintian reports errors or warnings."""
+    arches: the other architectures to cross-build vfsfast-tools for
+    (arch.Arch); for each, its .debs' programs are checked and DKMS builds
+    the module for dkms_kernels (default: every lab kernel of that
+    architecture; [] for none).  Exit 1 when a build fails, lintian
+    reports errors or warnings, or a check fails."""
     out = out or os.path.join(util.repo_dir(), "deb-out",
                               "" if release == BUILD_RELEASE else release)
     # The overrides are written for bookworm's lintian: older ones know
     # neither their syntax nor every tag.
-    debs, log, lint_ok, report = build_debs(release, out, lintian=release == BUILD_RELEASE)
-    if not debs:
-        print(log[-6000:])
-        print("deb: the build failed")
-        return 1
-    if report is None:
-        print(f"lintian: not run ({BUILD_RELEASE}'s build is the one checked)")
-    else:
-        print(f"lintian: {'clean' if lint_ok else 'tags:'}")
-        if not lint_ok:
-            print(report)
-    for p in PACKAGES:
-        print(debs[p])
-    errors = [l for l in (report or "").splitlines() if re.match(r"[EW]: ", l)]
-    return 1 if errors else 0
+    lint = release == BUILD_RELEASE
+    debs, log, lint_ok, report = build_debs(release, out, lintian=lint)
+    ok = _show(debs, log, lint_ok, report, "amd64 and all")
+    if not debs or not arches:
+        return 0 if ok else 1
+    results = Results()
+    for a in arches:
+        cdebs, clog, clint_ok, creport = build_cross_debs(a, release, out, lintian=lint)
+        ok = _show(cdebs, clog, clint_ok, creport, str(a)) and ok
+        if not cdebs:
+            continue
+        elf_ok, machines = elf_check(cdebs["vfsfast-tools"], a)
+        results.record(elf_ok, f"[{a}] vfsfast-tools' programs are {a}'s (readelf -h Machine: "
+                       f"{a.elf_machine}; the BPF object's is Linux BPF)",
+                       "; ".join(f"{os.path.basename(p)}: {m}"
+                                 for p, m in sorted(machines.items())))
+        cross_install_tests(results, a, cdebs["vfsfast-tools"], release)
+        for k in (cross_kernels(a) if dkms_kernels is None else
+                  [k for k in dkms_kernels if k.arch == a]):
+            dkms_cross_tests(results, k, debs)
+    print(f"{results.passed} passed, {results.failed} failed")
+    return 0 if ok and not results.failed else 1
 
 
 # The packages the suite tests, built once per lab process.
@@ -198,15 +521,22 @@ def _unmount_all(path):
         subprocess.call(["umount", "-l", p], stderr=subprocess.DEVNULL)
 
 
-@contextlib.contextmanager
 def _overlay(kernel):
-    """The kernel's release chroot with a throw-away overlay on top, its
-    /proc, /sys and /dev mounted, and apt's downloads kept across runs
-    (the second kernel's packages): yields the overlay's root."""
-    release = kernel.release
-    base = os.path.join(util.cache_dir(), "deb-test", release)
+    """The kernel's release chroot with a throw-away overlay on top
+    (_overlay_of())."""
+    return _overlay_of(kernel.chroot_dir, kernel.release, "deb-test")
+
+
+@contextlib.contextmanager
+def _overlay_of(lower, release, purpose):
+    """The chroot at lower with a throw-away overlay on top, its /proc,
+    /sys and /dev mounted, and apt's downloads kept across runs (the
+    second kernel's packages, the cross build's dependencies): yields the
+    overlay's root.  purpose names its directory in the cache, one per
+    use that may run beside another."""
+    base = os.path.join(util.cache_dir(), purpose, release)
     upper, work, root = (os.path.join(base, d) for d in ("upper", "work", "root"))
-    archives = os.path.join(util.cache_dir(), "deb-test", f"apt-archives-{release}")
+    archives = os.path.join(util.cache_dir(), purpose, f"apt-archives-{release}")
     _unmount_all(root)  # an interrupted run
     for d in (upper, work):
         shutil.rmtree(d, ignore_errors=True)
@@ -214,7 +544,7 @@ def _overlay(kernel):
         os.makedirs(d, exist_ok=True)
     try:
         util.run(["mount", "-t", "overlay", "overlay", "-o",
-                  f"lowerdir={kernel.chroot_dir},upperdir={upper},workdir={work}",
+                  f"lowerdir={lower},upperdir={upper},workdir={work}",
                   root])
         util.run(["mount", "--bind", archives, os.path.join(root, "var/cache/apt/archives")])
         with debian.mounted(root):

@@ -686,6 +686,13 @@ HOST_TESTS = [
      "sysfs: the table, the JSON against its schema, promtool-clean metrics with the tree's "
      "values and load time, a plain user naming the 0400 counters it cannot read, "
      "--output's rename and its failure, the module not loaded"),
+    ("deb_arches_test.py", "the packages' architectures without a build: vfsfast-tools for "
+     "each of the lab's, clang:native, rules' CC reaching the workloads' compile and "
+     "LATENCY=no leaving ablat out, BUILD_EXCLUSIVE_ARCH taking each uname -m and no other, "
+     "make deb-arm64, and the ELF check telling this machine's programs from arm64's"),
+    ("ab_syscalls_test.py", "vfsfast-ab --latency's syscall names: each table entry (x86-64's, "
+     "arm64's generic one) has its number in the uapi headers, and openat's number on each "
+     "machine is reported as openat"),
 ]
 
 

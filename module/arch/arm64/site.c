@@ -81,19 +81,38 @@ static bool vfsfast_insn_writes_base(u32 insn)
 }
 
 /*
+ * A store that writes no register but, perhaps, its base: str, stur, stp
+ * and their pre- and post-indexed forms (not the exclusive ones, which
+ * write a status register, nor the atomics, which load).
+ */
+static bool vfsfast_insn_is_store(u32 insn)
+{
+	if ((insn & 0x3a000000) == 0x28000000)			/* stp/ldp */
+		return !(insn & BIT(22));
+	if ((insn & 0x3a000000) != 0x38000000)
+		return false;
+	if (!(insn & BIT(24)) && (insn & BIT(21)) && !(insn & 0xc00))	/* atomics */
+		return false;
+	return !(insn & 0x00c00000);
+}
+
+/*
  * A variable kallsyms cannot name (arm64 5.10 and 6.1 lack
  * CONFIG_KALLSYMS_ALL), read from a function that uses it: with @after
  * false, the first argument of the @nth call (from 1) of @callee, where
  * @func builds it from an adrp and adds, directly or through a mov
  * ("mutex_lock(&cgroup_mutex)": "adrp x0, ...; add x0, x0, :lo12:...;
- * bl mutex_lock"); with @after true, the base of the first load, store
- * or atomic through such a register after that call (the inlined
- * spin_lock_irq(&css_set_lock) that follows it).  0 if not found.  A
+ * bl mutex_lock"); with @after true, what comes first after that call:
+ * the base of a load, store or atomic through such a register, or such a
+ * first argument of another call (the spin_lock_irq(&css_set_lock) that
+ * follows it, inlined or, in 6.1-arm64's cgroup.o, its do_raw_spin_lock()
+ * a call of its own).  0 if not found.  A
  * straight walk of @size bytes that ignores branches, so code that
  * merges paths can fool it: callers check what it finds against a
  * second function.  An instruction it does not follow forgets the
- * registers it may write (bits 0-4, and 10-14 of a load pair); a call
- * forgets every caller-saved one.
+ * registers it may write (bits 0-4 unless it is a store, bits 10-14
+ * of a load pair, bits 16-20 of an exclusive, the base of a pre- or
+ * post-indexed access); a call forgets every caller-saved one.
  */
 unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
 				    unsigned long callee, unsigned int nth,
@@ -129,6 +148,8 @@ unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
 		} else if (vfsfast_insn_is_bl(insn)) {
 			long off = sign_extend64((insn & 0x3ffffff) << 2, 27);
 
+			if (called && known[0])
+				return known[0];
 			if (!called && pc + off == callee && !--nth) {
 				if (!after)
 					return known[0];
@@ -140,8 +161,14 @@ unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
 		} else {
 			if (vfsfast_insn_writes_base(insn))
 				known[(insn >> 5) & 0x1f] = 0;
-			known[insn & 0x1f] = 0;
-			known[(insn >> 10) & 0x1f] = 0;
+			/* ldp: the second register too */
+			if ((insn & 0x3a400000) == 0x28400000)
+				known[(insn >> 10) & 0x1f] = 0;
+			/* ldxr/stxr and their kin: the status register too */
+			if ((insn & 0x3f000000) == 0x08000000)
+				known[(insn >> 16) & 0x1f] = 0;
+			if (!vfsfast_insn_is_store(insn))
+				known[insn & 0x1f] = 0;
 		}
 		/* Register 31 is sp or xzr, never a variable's address. */
 		known[31] = 0;
