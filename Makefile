@@ -20,7 +20,7 @@
 # make deb-arm64       the same, and vfsfast-tools for arm64 (cross-built with
 #                      dpkg-buildpackage -a arm64), its programs checked, and
 #                      DKMS's build of vfsfast-dkms for Debian's arm64 6.12, 6.1
-#                      and 7.2 headers
+#                      and 7.2 headers and the cloud 6.12 and 6.1 ones
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2
 #                      6.1-cloud": Debian's four stock kernels and one of their
 #                      cloud flavour; PROFILE=ci for CI's shorter stress loops)
