@@ -20,7 +20,7 @@
 # make deb-arm64       the same, and vfsfast-tools for arm64 (cross-built with
 #                      dpkg-buildpackage -a arm64), its programs checked, and
 #                      DKMS's build of vfsfast-dkms for Debian's arm64 6.12, 6.1
-#                      and 7.2 headers
+#                      and 7.2 headers and the cloud 6.12 and 6.1 ones
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2
 #                      6.1-cloud": Debian's four stock kernels and one of their
 #                      cloud flavour; PROFILE=ci for CI's shorter stress loops)
@@ -42,10 +42,11 @@
 # make style           checkpatch.pl on the module sources, and the check that
 #                      the module's rooms call only downwards (module/engine.h)
 # make build-arm64     cross-build the module for Debian's arm64 6.12, 6.1 and
-#                      7.2 in the lab's trixie, bookworm and sid chroots, with
-#                      W=1 (warnings fail it), and show which backends its
-#                      modinfo says are available
-# make check-arm64     the test suite on Debian's arm64 6.12, booted in
+#                      7.2 and the cloud flavour of 6.12 and 6.1 in the lab's
+#                      trixie, bookworm and sid chroots, with W=1 (warnings
+#                      fail it), and show which backends its modinfo says are
+#                      available
+# make check-arm64     the test suite on those arm64 kernels, booted in
 #                      qemu-system-aarch64 (TCG), PROFILE=ci unless given
 # make demo            boot a stock kernel with vfsfast and show an A/B result
 # make check-external LTP=<ltp checkout> FSTESTS=<fstests checkout>
@@ -181,14 +182,18 @@ real-programs:
 style:
 	$(LAB) style
 
+# Debian's arm64 kernels, and the cloud flavour (linux-image-cloud-arm64)
+# its arm64 cloud images boot.
+ARM64_KERNELS = 6.12-arm64 6.1-arm64 7.2-arm64 6.12-cloud-arm64 6.1-cloud-arm64
+
 build-arm64:
-	$(LAB) build --kernels "6.12-arm64 6.1-arm64 7.2-arm64"
+	$(LAB) build --kernels "$(ARM64_KERNELS)"
 
 # Every group on every arm64 lab kernel.  CI's `check` runs only
 # 6.12-arm64's groups about the architecture's own code, beside amd64's
 # 6.12 (suite.CROSS_TWIN_GROUPS): an arm64 guest is TCG's slowest.
 check-arm64:
-	$(LAB) test --kernels "6.12-arm64 6.1-arm64 7.2-arm64" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
+	$(LAB) test --kernels "$(ARM64_KERNELS)" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
 
 # t_pac on a CPU with FEAT_FPAC, where a failed autiasp traps at once:
 # the guests' qemu is trixie's (10.0), whose -cpu max has it; the host's

@@ -562,16 +562,29 @@ for _flavour, _suffix in FLAVOURS.items():
 
 # Debian's kernels of other architectures (issue 49,
 # Documentation/arm64-plan.md), by lab name: "base", the amd64 kernel of
-# the same ABI, whose release's chroot builds for it; "arch", the
-# architecture; "gcc", the cross compiler where the release's default
-# (gcc-<triplet>) is not the one the kernel was built with (the headers'
-# .config, CONFIG_GCC_VERSION, tells; its .kernelvariables names it in CC):
-# the chroot installs <gcc>-<triplet> and runs <triplet>-<gcc>.
+# the same ABI and variant, whose release's chroot builds for it (its
+# headers' package version is the one downloaded); "arch", the
+# architecture; "flavour", Debian's flavour where it is not the
+# architecture's generic one (the end of uname -r, as FLAVOURS); "gcc",
+# the cross compiler where the release's default (gcc-<triplet>) is not
+# the one the kernel was built with (the headers' .config,
+# CONFIG_GCC_VERSION, tells; its .kernelvariables names it in CC): the
+# chroot installs <gcc>-<triplet> and runs <triplet>-<gcc>.
 CROSS_KERNELS = {"6.12-arm64": {"base": "6.12", "arch": "arm64"},
                  "6.1-arm64": {"base": "6.1", "arch": "arm64"},
                  # The headers' CC is aarch64-linux-gnu-gcc-16 (16.2.0), whatever
                  # sid's default cross gcc (gcc-16 too in 4:16.1.0-3) moves to.
-                 "7.2-arm64": {"base": "7.2", "arch": "arm64", "gcc": "gcc-16"}}
+                 "7.2-arm64": {"base": "7.2", "arch": "arm64", "gcc": "gcc-16"},
+                 # What Debian's cloud images for arm64 (AWS Graviton among
+                 # them) boot, linux-image-cloud-arm64: the ABI of 6.12-cloud,
+                 # a config for virtual machines that keeps what the guests
+                 # use (PL011, virtio, generic PCI host) and every ftrace,
+                 # kprobe and PAC option of the generic one.
+                 "6.12-cloud-arm64": {"base": "6.12-cloud", "arch": "arm64",
+                                      "flavour": "cloud-arm64"},
+                 # bookworm's, at 6.1-cloud's pin (bookworm-security).
+                 "6.1-cloud-arm64": {"base": "6.1-cloud", "arch": "arm64",
+                                     "flavour": "cloud-arm64"}}
 
 # What a release's chroot adds for a cross build besides the compiler, by
 # architecture; only when such a kernel is asked for, so the amd64 chroots
@@ -723,10 +736,12 @@ class CrossKind(DebianKind):
 
 CROSS_KIND = CrossKind()
 for _name, _cross in CROSS_KERNELS.items():
-    # A cross kernel's gcc is its cross compiler's (CROSS_KERNELS).
-    kernel_mod.register(kernel_mod.Kernel(_name, KERNELS[_cross["base"]]["release"],
+    # A cross kernel's gcc is its cross compiler's (CROSS_KERNELS); its
+    # release its base's (registered above, a stock kernel or its cloud
+    # twin).
+    kernel_mod.register(kernel_mod.Kernel(_name, kernel_mod.get(_cross["base"]).release,
                                           _cross.get("gcc", "gcc"), CROSS_KIND,
-                                          flavour=_cross["arch"],
+                                          flavour=_cross.get("flavour", _cross["arch"]),
                                           arch=arch_mod.get(_cross["arch"])))
 
 

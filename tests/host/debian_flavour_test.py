@@ -76,6 +76,22 @@ check(all(debian.CROSS_KIND._packages(k) == ["gcc-aarch64-linux-gnu", "binutils-
           k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b)),
       "6.12-arm64, 6.1-arm64: the release's default cross compiler, the same packages as before",
       f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)}")
+# Debian's cloud flavour of arm64 (linux-image-cloud-arm64), of the ABI
+# and release of the amd64 cloud twin it is based on: its own flavour,
+# the release's default cross compiler and the same cross packages as
+# the generic arm64 kernel of that release.
+for name, generic, cloud in (("6.12-cloud-arm64", a, "6.12-cloud"),
+                             ("6.1-cloud-arm64", b, "6.1-cloud")):
+    k = kernels.get(name)
+    check(k.release == kernels.get(cloud).release == generic.release and
+          k.flavour == "cloud-arm64" and k.cross and k.arch is generic.arch and
+          k.make_vars == generic.make_vars and k.base is k and k.name not in kernels.DEFAULT and
+          debian.CROSS_KIND._packages(k) == debian.CROSS_KIND._packages(generic) and
+          debian.CROSS_KERNELS[name]["base"] == cloud,
+          f"{name}: {cloud}'s ABI, cross-built in {k.release}'s chroot as {generic} is, its own "
+          "flavour, not a default kernel", f"{k} {k.release} {k.flavour}")
+check(debian.flavour_of("6.12.117+deb13-cloud-arm64") == "cloud-arm64",
+      "the flavour of 6.12.117+deb13-cloud-arm64", debian.flavour_of("6.12.117+deb13-cloud-arm64"))
 check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in debian.KERNELS),
       "the amd64 kernels: no cross build, nothing added to make", "")
 check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",
@@ -92,11 +108,15 @@ check(got == {"6.1": None, "6.1-cloud": "6.1", "7.2-cloud": None, "6.12-arm64": 
 
 # A kernel of another architecture runs only its own groups beside its
 # amd64 kernel of the same ABI in CI's profile (suite.run_kernel).
-run = {"6.12", "6.12-arm64", "6.1-arm64", "6.1-cloud"}
+run = {"6.12", "6.12-arm64", "6.1-arm64", "6.1-cloud", "6.1-cloud-arm64", "6.12-cloud-arm64"}
 got = {n: suite.amd64_twin(kernels.get(n), run) for n in sorted(run)}
-check(got == {"6.12": None, "6.12-arm64": "6.12", "6.1-arm64": None, "6.1-cloud": None},
-      "an arm64 kernel's amd64 twin, for CI's arm64 group: 6.12-arm64's is 6.12 when it "
-      "runs; none for 6.1-arm64 without 6.1, nor for amd64 kernels", f"{got}")
+check(got == {"6.12": None, "6.12-arm64": "6.12", "6.1-arm64": None, "6.1-cloud": None,
+              "6.1-cloud-arm64": "6.1-cloud", "6.12-cloud-arm64": None},
+      "an arm64 kernel's amd64 twin, for CI's arm64 group: 6.12-arm64's is 6.12 and "
+      "6.1-cloud-arm64's 6.1-cloud when they run; none for 6.1-arm64 without 6.1, nor "
+      "6.12-cloud-arm64 without 6.12-cloud, nor for amd64 kernels", f"{got}")
+check(suite.generic_twin(kernels.get("6.12-cloud-arm64"), {"6.12", "6.12-arm64"}) is None,
+      "a cloud arm64 kernel has no generic twin for the package steps (it runs none)", "")
 
 with tempfile.TemporaryDirectory() as tmp:
     os.environ["VFSFAST_CACHE"] = tmp
@@ -113,4 +133,15 @@ with tempfile.TemporaryDirectory() as tmp:
             want = os.path.join(src, f"linux-headers-{abi}-common", "include/linux/fs.h")
             got = k.source_header("include/linux/fs.h")
             check(got == want, f"{k}: sources from the ABI's -common tree", got)
+    # A cloud arm64 kernel's uname -r is its amd64 cloud twin's ABI with
+    # its own flavour, its sources that ABI's -common tree.
+    for name in ("6.12-cloud-arm64", "6.1-cloud-arm64"):
+        k = kernels.get(name)
+        base = kernels.get(debian.CROSS_KERNELS[name]["base"])
+        abi = base.kver[:-len(base.flavour)]
+        check(k.kver == f"{abi}cloud-arm64", f"{k}: {base}'s ABI, flavour cloud-arm64", k.kver)
+        got = k.source_header("include/linux/fs.h")
+        want = os.path.join(tmp, "chroots", k.release, "usr/src",
+                            f"linux-headers-{abi}common", "include/linux/fs.h")
+        check(got == want, f"{k}: sources from the ABI's -common tree", got)
 RESULTS.finish()
