@@ -61,6 +61,12 @@ b = kernels.get("6.1-arm64")
 check(b.release == kernels.get("6.1").release and b.flavour == "arm64" and b.cross and
       b.make_vars == a.make_vars and b.base is b and b.name not in kernels.DEFAULT,
       "6.1-arm64: cross-built in bookworm's chroot, its own flavour, not a default kernel", f"{b}")
+# Debian's arm64 5.10 in bullseye's chroot, of the amd64 5.10's ABI and
+# version, with bullseye's default cross compiler (gcc-10, as the kernel).
+d = kernels.get("5.10-arm64")
+check(d.release == kernels.get("5.10").release and d.flavour == "arm64" and d.cross and
+      d.make_vars == a.make_vars and d.base is d and d.name not in kernels.DEFAULT,
+      "5.10-arm64: cross-built in bullseye's chroot, its own flavour, not a default kernel", f"{d}")
 # Debian's arm64 7.2 in sid's chroot with its own compiler, named per
 # kernel (CROSS_KERNELS' "gcc"): gcc-16, whatever sid's default cross gcc
 # is; the others keep the release's default and the packages they had.
@@ -73,9 +79,10 @@ check(c.release == kernels.get("7.2").release and c.flavour == "arm64" and c.cro
       f"{c} {c.gcc} {debian.CROSS_KIND._packages(c)}")
 check(all(debian.CROSS_KIND._packages(k) == ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
                                              "libc6-dev-arm64-cross", "perl"] and
-          k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b)),
-      "6.12-arm64, 6.1-arm64: the release's default cross compiler, the same packages as before",
-      f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)}")
+          k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b, d)),
+      "6.12-arm64, 6.1-arm64, 5.10-arm64: the release's default cross compiler, the same packages as before",
+      f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)} "
+      f"{debian.CROSS_KIND._packages(d)}")
 check(all(not kernels.get(n).cross and kernels.get(n).make_vars == "" for n in debian.KERNELS),
       "the amd64 kernels: no cross build, nothing added to make", "")
 check(debian.flavour_of("6.12.117+deb13-arm64") == "arm64", "the flavour of 6.12.117+deb13-arm64",
