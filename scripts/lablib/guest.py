@@ -180,7 +180,7 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
                 else "0",
             # t_pac: the kernel signs its return addresses (arm64 PAC).
             "VFSFAST_EXPECT_PTR_AUTH_KERNEL":
-                "1" if build.kernel_config(kernel.base).get("CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"
+                "1" if build.config_option(kernel.base, "CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"
                 else "0",
             "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }

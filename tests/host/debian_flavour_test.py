@@ -18,7 +18,7 @@ import tempfile
 import hostktap  # tests/host/, beside this file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from lablib import debian, kernels, suite  # noqa: E402
+from lablib import build, debian, kernels, suite  # noqa: E402
 
 RESULTS = hostktap.Results()
 check = RESULTS.check
@@ -120,4 +120,32 @@ with tempfile.TemporaryDirectory() as tmp:
             want = os.path.join(src, f"linux-headers-{abi}-common", "include/linux/fs.h")
             got = k.source_header("include/linux/fs.h")
             check(got == want, f"{k}: sources from the ABI's -common tree", got)
+
+
+# Whether a kernel signs its own return addresses (t_pac runs only where
+# it does): ARM64_PTR_AUTH_KERNEL, or on a kernel whose configuration
+# predates that option (5.10-arm64) ARM64_PTR_AUTH, which covered both.
+class FakeKernel:
+    def __init__(self, d, conf, dotconfig):
+        self.headers_dir, self.conf = d, conf
+        if dotconfig is not None:
+            with open(os.path.join(d, ".config"), "w") as f:
+                f.write(dotconfig)
+
+    def config(self):
+        return self.conf
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    cases = (("5.10-arm64", {"CONFIG_ARM64_PTR_AUTH": "y"}, "CONFIG_ARM64_PTR_AUTH=y\n", "y"),
+             ("6.1-arm64", {"CONFIG_ARM64_PTR_AUTH": "y", "CONFIG_ARM64_PTR_AUTH_KERNEL": "y"},
+              "CONFIG_ARM64_PTR_AUTH=y\nCONFIG_ARM64_PTR_AUTH_KERNEL=y\n", "y"),
+             ("6.x, user PAC only", {"CONFIG_ARM64_PTR_AUTH": "y"},
+              "CONFIG_ARM64_PTR_AUTH=y\n# CONFIG_ARM64_PTR_AUTH_KERNEL is not set\n", None),
+             ("amd64", {"CONFIG_X86_64": "y"}, "CONFIG_X86_64=y\n", None))
+    for i, (what, conf, dotconfig, want) in enumerate(cases):
+        d = os.path.join(tmp, str(i))
+        os.makedirs(d)
+        got = build.config_option(FakeKernel(d, conf, dotconfig), "CONFIG_ARM64_PTR_AUTH_KERNEL")
+        check(got == want, f"kernel return addresses signed ({what}): {want}", f"{got}")
 RESULTS.finish()
