@@ -166,13 +166,13 @@ style:
 	$(LAB) style
 
 build-arm64:
-	$(LAB) build --kernels "6.12-arm64 6.1-arm64 7.2-arm64"
+	$(LAB) build --kernels "6.12-arm64 6.1-arm64 5.10-arm64 7.2-arm64"
 
 # Every group on every arm64 lab kernel.  CI's `check` runs only
 # 6.12-arm64's groups about the architecture's own code, beside amd64's
 # 6.12 (suite.CROSS_TWIN_GROUPS): an arm64 guest is TCG's slowest.
 check-arm64:
-	$(LAB) test --kernels "6.12-arm64 6.1-arm64 7.2-arm64" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
+	$(LAB) test --kernels "6.12-arm64 6.1-arm64 5.10-arm64 7.2-arm64" --profile $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),ci)
 
 deb:
 	$(LAB) deb
