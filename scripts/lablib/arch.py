@@ -77,6 +77,12 @@ class Arch:
     # user's pt_regs: the module's VFSFAST_SYSCALL()
     # (module/arch/<arch>/arch.h), word for word.
     syscall_prefix: str = "__x64_sys_"
+    # The option without which every ftrace site walks the list of all
+    # ftrace ops (ftrace_ops_list_func()): the module then keeps every
+    # target of its ftrace backend, observers included, on one shared ops
+    # (VFSFAST_ARCH_FTRACE_LIST_WALK, module/arch/<arch>/arch.h).  None:
+    # never a walk (x86-64 gives each ops a trampoline of its own).
+    ftrace_call_ops: str = None
 
     def __str__(self):
         return self.name
@@ -156,7 +162,8 @@ ARM64 = Arch(
     # bl leaves it in x30, not yet signed at the callee's first
     # instruction.
     entry_ret="%x30",
-    syscall_prefix="__arm64_sys_")
+    syscall_prefix="__arm64_sys_",
+    ftrace_call_ops="CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 
