@@ -184,7 +184,7 @@ style:
 
 # Debian's arm64 kernels, and the cloud flavour (linux-image-cloud-arm64)
 # its arm64 cloud images boot.
-ARM64_KERNELS = 6.12-arm64 6.1-arm64 7.2-arm64 6.12-cloud-arm64 6.1-cloud-arm64
+ARM64_KERNELS = 6.12-arm64 6.1-arm64 5.10-arm64 7.2-arm64 6.12-cloud-arm64 6.1-cloud-arm64
 
 build-arm64:
 	$(LAB) build --kernels "$(ARM64_KERNELS)"

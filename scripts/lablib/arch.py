@@ -86,6 +86,12 @@ class Arch:
     # readelf -h's Machine of its programs (a package's binaries are
     # checked against it).
     elf_machine: str = "Advanced Micro Devices X86-64"
+    # The option without which every ftrace site walks the list of all
+    # ftrace ops (ftrace_ops_list_func()): the module then keeps every
+    # target of its ftrace backend, observers included, on one shared ops
+    # (VFSFAST_ARCH_FTRACE_LIST_WALK, module/arch/<arch>/arch.h).  None:
+    # never a walk (x86-64 gives each ops a trampoline of its own).
+    ftrace_call_ops: str = None
 
     def __str__(self):
         return self.name
@@ -166,7 +172,7 @@ ARM64 = Arch(
     # instruction.
     entry_ret="%x30",
     syscall_prefix="__arm64_sys_", uname_m="aarch64", elf_machine="AArch64",
-    call_ref=True)
+    call_ref=True, ftrace_call_ops="CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}
 

@@ -559,6 +559,28 @@ def kernel_config(kernel):
     return kernel.config()
 
 
+# Options split off an older one that covered both: where the kernel's
+# configuration does not know the newer name at all, the older one's
+# value is what it means there.  ARM64_PTR_AUTH signed the kernel's own
+# return addresses as well as user pointers until ARM64_PTR_AUTH_KERNEL
+# was split off (5.13): Debian's arm64 5.10 signs them under
+# ARM64_PTR_AUTH (its arch/arm64/Makefile's pac-ret flags).
+CONFIG_SPLIT_FROM = {"CONFIG_ARM64_PTR_AUTH_KERNEL": "CONFIG_ARM64_PTR_AUTH"}
+
+
+def config_option(kernel, opt):
+    """The value of option @opt for the kernel ("y", "m", ... or None),
+    through CONFIG_SPLIT_FROM on a kernel older than @opt."""
+    conf = kernel_config(kernel)
+    if opt in conf or opt not in CONFIG_SPLIT_FROM:
+        return conf.get(opt)
+    # .config lists every option the kernel's Kconfig offers, set or not.
+    path = os.path.join(kernel.headers_dir, ".config")
+    if not os.path.exists(path) or re.search(rf"\b{opt}\b", open(path).read()):
+        return None
+    return conf.get(CONFIG_SPLIT_FROM[opt])
+
+
 def expected_backends(kernel):
     """The hook backends the kernel's configuration offers, best first.
 

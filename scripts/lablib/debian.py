@@ -572,6 +572,7 @@ for _flavour, _suffix in FLAVOURS.items():
 # chroot installs <gcc>-<triplet> and runs <triplet>-<gcc>.
 CROSS_KERNELS = {"6.12-arm64": {"base": "6.12", "arch": "arm64"},
                  "6.1-arm64": {"base": "6.1", "arch": "arm64"},
+                 "5.10-arm64": {"base": "5.10", "arch": "arm64"},
                  # The headers' CC is aarch64-linux-gnu-gcc-16 (16.2.0), whatever
                  # sid's default cross gcc (gcc-16 too in 4:16.1.0-3) moves to.
                  "7.2-arm64": {"base": "7.2", "arch": "arm64", "gcc": "gcc-16"},

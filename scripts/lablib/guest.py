@@ -183,9 +183,14 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             "VFSFAST_EXPECT_INLINE_SPIN_LOCK_IRQ":
                 "1" if build.kernel_config(kernel.base).get("CONFIG_INLINE_SPIN_LOCK_IRQ") == "y"
                 else "0",
+            # The ftrace backend's targets all on one shared ops, no
+            # observer group (arch.Arch.ftrace_call_ops).
+            "VFSFAST_EXPECT_FTRACE_LIST_WALK":
+                "1" if kernel.arch.ftrace_call_ops and build.kernel_config(kernel.base).get(
+                    kernel.arch.ftrace_call_ops) != "y" else "0",
             # t_pac: the kernel signs its return addresses (arm64 PAC).
             "VFSFAST_EXPECT_PTR_AUTH_KERNEL":
-                "1" if build.kernel_config(kernel.base).get("CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"
+                "1" if build.config_option(kernel.base, "CONFIG_ARM64_PTR_AUTH_KERNEL") == "y"
                 else "0",
             "VFSFAST_ABI_OPTS": " ".join(abi_opts),
         }

@@ -434,8 +434,8 @@ def guest_checks(tally, kernel, ko, disk, env, only, backends, test_modules):
     """Boot the kernel's guests (guest_runs()) and record their results.
     test_modules: the W=1 build made tests/modules' modules."""
     tests = [t for t in GUEST_TESTS if not only or t in only]
-    conf = build.kernel_config(kernel.base)
-    lacking = [t for t, (opt, _) in CONFIG_TESTS.items() if conf.get(opt) != "y"]
+    lacking = [t for t, (opt, _) in CONFIG_TESTS.items()
+               if build.config_option(kernel.base, opt) != "y"]
     for t in lacking:
         if not only or t in only:
             opt, why = CONFIG_TESTS[t]

@@ -17,8 +17,25 @@ DEEP=/sys/devices/system/cpu/cpu0/topology/core_id
 load_vfsfast enable=none
 
 # The global kernfs_mutex is what 5.15 removed: an independent witness of
-# which kernfs this kernel has.
+# which kernfs this kernel has.  Where kallsyms names no variables (no
+# KALLSYMS_ALL: Debian's arm64 5.10 and 6.1) it is the mutex stock
+# kernfs_iop_lookup() takes, seen by a kprobe on mutex_lock() while a
+# fresh missing sysfs name is looked up (every knob off).
+kernfs_mutex_seen() {
+	echo "p:kprobes/vfkw mutex_lock lock=\$arg1:x64 caller=$VFSFAST_KPROBE_ENTRY_RET:symbol" \
+		>>$T/kprobe_events 2>/dev/null || return 0
+	echo 1 >$T/tracing_on
+	echo >$T/trace
+	echo 1 >$T/events/kprobes/vfkw/enable
+	[ -e $MISS.vfkw ]
+	echo 0 >$T/events/kprobes/vfkw/enable
+	sed -n 's/.* vfkw:.* lock=0x\([0-9a-f]*\) caller=kernfs_iop_lookup[+.].*/\1/p' $T/trace | head -n 1
+	echo '-:kprobes/vfkw' >>$T/kprobe_events
+	echo >$T/trace
+}
 kmutex=$(awk '$3 == "kernfs_mutex" { print $1 }' /proc/kallsyms)
+[ -n "$kmutex" ] || kmutex=$(kernfs_mutex_seen)
+note "kernfs: kernfs_mutex: ${kmutex:-none}"
 st=$(cat $VF/kernfs/status)
 if [ -n "$kmutex" ]; then
 	t_checkv "kernfs: status supported where kernfs_mutex exists" "$st" \
@@ -99,8 +116,17 @@ mkdir -p $CG
 grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
 dummy=0
 grep -q '^dummy ' /proc/modules || insmod /lab/modules/dummy.ko numdummies=0 2>/dev/null
-ip link add name vfkprobe type dummy 2>/dev/null && ip link del vfkprobe && dummy=1
+# Moves between network namespaces need ip's "netns" (a move into the
+# namespace the device is in already succeeds), which bullseye's busybox
+# 1.30 (5.10-arm64's guests) lacks: they are left out there.
+netns=0
+if ip link add name vfkprobe type dummy 2>/dev/null; then
+	ip link set dev vfkprobe netns 1 2>/dev/null && netns=1
+	ip link del vfkprobe && dummy=1
+fi
 [ "$dummy" = 1 ] || note "kernfs: no dummy network devices here (module missing?)"
+[ "$dummy" = 1 ] && [ "$netns" = 0 ] &&
+	note "kernfs: netns moves: not run: this ip has no netns ($(ip 2>&1 | head -n 1))"
 rm -f /tmp/kstop
 (
 	while [ ! -f /tmp/kstop ]; do
@@ -176,6 +202,8 @@ if [ "$dummy" = 1 ]; then
 	ip link set dev vfkn name vfkr || bad=$((bad + 1))
 	[ -e /sys/class/net/vfkr/ifindex ] || { bad=$((bad + 1)); note "netdev rename: new name missing"; }
 	[ -e /sys/class/net/vfkn ] && { bad=$((bad + 1)); note "netdev rename: old name present"; }
+fi
+if [ "$dummy" = 1 ] && [ "$netns" = 1 ]; then
 	# Another network namespace, with its own sysfs, held by a sleeper.
 	unshare -n -m sh -c 'mkdir -p /tmp/nssys && mount -t sysfs none /tmp/nssys &&
 		echo $$ >/tmp/ns.pid && exec sleep 1000' &
@@ -197,15 +225,21 @@ if [ "$dummy" = 1 ]; then
 	kill $nsholder
 	wait $nsholder 2>/dev/null
 	rm -f /tmp/ns.pid
+fi
+if [ "$dummy" = 1 ]; then
 	ip link del vfkr || bad=$((bad + 1))
-	t_eq "kernfs: netdev rename and moves between network namespaces seen at once from both" 0 $bad
+	if [ "$netns" = 1 ]; then
+		t_eq "kernfs: netdev rename and moves between network namespaces seen at once from both" 0 $bad
+	else
+		t_eq "kernfs: netdev rename seen at once" 0 $bad
+	fi
 fi
 
 # Moving a netdev into a namespace renames its sysfs directory under RTNL
 # (device_rename()): the rename observer must not make that slower than
 # stock (it used to wait out an RCU grace period there).  Wall time in TCG
 # is rough: the bound is 1.5 times stock plus 0.5 s for 40 moves.
-if [ "$dummy" = 1 ] && [ "$on" = 1 ]; then
+if [ "$dummy" = 1 ] && [ "$netns" = 1 ] && [ "$on" = 1 ]; then
 	uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 	unshare -n sh -c 'echo $$ >/tmp/ns2.pid && exec sleep 1000' &
 	ns2holder=$!
@@ -294,10 +328,12 @@ if [ "$on" = 1 ]; then
 			ip link set dev vfcd name vfce
 			kc_has /sys/class/net/vfce
 			kc_gone /sys/class/net/vfcd
-			ip link set dev vfce netns "$ns3"
-			kc_gone /sys/class/net/vfce
-			nsenter -t "$ns3" -n ip link set dev vfce netns 1
-			kc_has /sys/class/net/vfce
+			if [ "$netns" = 1 ]; then
+				ip link set dev vfce netns "$ns3"
+				kc_gone /sys/class/net/vfce
+				nsenter -t "$ns3" -n ip link set dev vfce netns 1
+				kc_has /sys/class/net/vfce
+			fi
 			ip link del vfce
 			kc_gone /sys/class/net/vfce
 		fi

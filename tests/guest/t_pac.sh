@@ -9,7 +9,9 @@
 # unsigned return address: proof that (a) ran with authentication
 # enforced.  The oops leaves the kernel tainted and a task dead, so this
 # group runs in a guest of its own, on kernels that sign return addresses
-# (CONFIG_ARM64_PTR_AUTH_KERNEL); the suite skips it elsewhere.
+# (CONFIG_ARM64_PTR_AUTH_KERNEL; on 5.10, before that option was split
+# off, CONFIG_ARM64_PTR_AUTH: build.config_option()); the suite skips it
+# elsewhere.
 
 . /lab/lib.sh; in_group t_pac || return 0
 

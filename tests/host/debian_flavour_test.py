@@ -18,7 +18,7 @@ import tempfile
 import hostktap  # tests/host/, beside this file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from lablib import debian, kernels, suite  # noqa: E402
+from lablib import build, debian, kernels, suite  # noqa: E402
 
 RESULTS = hostktap.Results()
 check = RESULTS.check
@@ -61,6 +61,12 @@ b = kernels.get("6.1-arm64")
 check(b.release == kernels.get("6.1").release and b.flavour == "arm64" and b.cross and
       b.make_vars == a.make_vars and b.base is b and b.name not in kernels.DEFAULT,
       "6.1-arm64: cross-built in bookworm's chroot, its own flavour, not a default kernel", f"{b}")
+# Debian's arm64 5.10 in bullseye's chroot, of the amd64 5.10's ABI and
+# version, with bullseye's default cross compiler (gcc-10, as the kernel).
+d = kernels.get("5.10-arm64")
+check(d.release == kernels.get("5.10").release and d.flavour == "arm64" and d.cross and
+      d.make_vars == a.make_vars and d.base is d and d.name not in kernels.DEFAULT,
+      "5.10-arm64: cross-built in bullseye's chroot, its own flavour, not a default kernel", f"{d}")
 # Debian's arm64 7.2 in sid's chroot with its own compiler, named per
 # kernel (CROSS_KERNELS' "gcc"): gcc-16, whatever sid's default cross gcc
 # is; the others keep the release's default and the packages they had.
@@ -73,9 +79,10 @@ check(c.release == kernels.get("7.2").release and c.flavour == "arm64" and c.cro
       f"{c} {c.gcc} {debian.CROSS_KIND._packages(c)}")
 check(all(debian.CROSS_KIND._packages(k) == ["gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
                                              "libc6-dev-arm64-cross", "perl"] and
-          k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b)),
-      "6.12-arm64, 6.1-arm64: the release's default cross compiler, the same packages as before",
-      f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)}")
+          k.arch.tool(k.gcc) == "aarch64-linux-gnu-gcc" for k in (a, b, d)),
+      "6.12-arm64, 6.1-arm64, 5.10-arm64: the release's default cross compiler, the same packages as before",
+      f"{debian.CROSS_KIND._packages(a)} {debian.CROSS_KIND._packages(b)} "
+      f"{debian.CROSS_KIND._packages(d)}")
 # Debian's cloud flavour of arm64 (linux-image-cloud-arm64), of the ABI
 # and release of the amd64 cloud twin it is based on: its own flavour,
 # the release's default cross compiler and the same cross packages as
@@ -144,4 +151,32 @@ with tempfile.TemporaryDirectory() as tmp:
         want = os.path.join(tmp, "chroots", k.release, "usr/src",
                             f"linux-headers-{abi}common", "include/linux/fs.h")
         check(got == want, f"{k}: sources from the ABI's -common tree", got)
+
+
+# Whether a kernel signs its own return addresses (t_pac runs only where
+# it does): ARM64_PTR_AUTH_KERNEL, or on a kernel whose configuration
+# predates that option (5.10-arm64) ARM64_PTR_AUTH, which covered both.
+class FakeKernel:
+    def __init__(self, d, conf, dotconfig):
+        self.headers_dir, self.conf = d, conf
+        if dotconfig is not None:
+            with open(os.path.join(d, ".config"), "w") as f:
+                f.write(dotconfig)
+
+    def config(self):
+        return self.conf
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    cases = (("5.10-arm64", {"CONFIG_ARM64_PTR_AUTH": "y"}, "CONFIG_ARM64_PTR_AUTH=y\n", "y"),
+             ("6.1-arm64", {"CONFIG_ARM64_PTR_AUTH": "y", "CONFIG_ARM64_PTR_AUTH_KERNEL": "y"},
+              "CONFIG_ARM64_PTR_AUTH=y\nCONFIG_ARM64_PTR_AUTH_KERNEL=y\n", "y"),
+             ("6.x, user PAC only", {"CONFIG_ARM64_PTR_AUTH": "y"},
+              "CONFIG_ARM64_PTR_AUTH=y\n# CONFIG_ARM64_PTR_AUTH_KERNEL is not set\n", None),
+             ("amd64", {"CONFIG_X86_64": "y"}, "CONFIG_X86_64=y\n", None))
+    for i, (what, conf, dotconfig, want) in enumerate(cases):
+        d = os.path.join(tmp, str(i))
+        os.makedirs(d)
+        got = build.config_option(FakeKernel(d, conf, dotconfig), "CONFIG_ARM64_PTR_AUTH_KERNEL")
+        check(got == want, f"kernel return addresses signed ({what}): {want}", f"{got}")
 RESULTS.finish()

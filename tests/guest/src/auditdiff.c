@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "oldcalls.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

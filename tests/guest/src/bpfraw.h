@@ -14,6 +14,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Linux 5.12's name; before it the same opcode was BPF_XADD alone. */
+#ifndef BPF_ATOMIC
+#define BPF_ATOMIC 0xc0
+#endif
+
 #define INSN(c, d, s, o, i) \
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
 			    .off = (o), .imm = (i) })

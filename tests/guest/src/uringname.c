@@ -208,7 +208,8 @@ int main(int argc, char **argv)
 				break;
 			case R_UNLINK:
 				s->addr = (uintptr_t)dir2;
-				s->unlink_flags = AT_REMOVEDIR;
+				/* unlink_flags, a name 5.10's headers lack */
+				s->rw_flags = AT_REMOVEDIR;
 				break;
 			}
 		}
