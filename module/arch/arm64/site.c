@@ -100,7 +100,8 @@ static bool vfsfast_insn_is_store(u32 insn)
  * A variable kallsyms cannot name (arm64 5.10 and 6.1 lack
  * CONFIG_KALLSYMS_ALL), read from a function that uses it: with @after
  * false, the first argument of the @nth call (from 1) of @callee, where
- * @func builds it from an adrp and adds, directly or through a mov
+ * @func builds it from an adrp and adds or subtracts (5.10-arm64's gcc-10
+ * subtracts from an anchor), directly or through a mov
  * ("mutex_lock(&cgroup_mutex)": "adrp x0, ...; add x0, x0, :lo12:...;
  * bl mutex_lock"); with @after true, what comes first after that call:
  * the base of a load, store or atomic through such a register, or such a
@@ -136,12 +137,14 @@ unsigned long vfsfast_arch_call_ref(unsigned long func, unsigned long size,
 
 			known[insn & 0x1f] = (pc & ~0xfffUL) +
 					     (sign_extend64(imm, 20) << 12);
-		} else if ((insn & 0xff800000) == 0x91000000) {	/* add xd, xn, #imm */
+		} else if ((insn & 0xbf800000) == 0x91000000) {	/* add/sub xd, xn, #imm */
 			unsigned long imm = (insn >> 10) & 0xfff;
 			unsigned long base = known[(insn >> 5) & 0x1f];
 
 			if (insn & BIT(22))
 				imm <<= 12;
+			if (insn & BIT(30))
+				imm = -imm;
 			known[insn & 0x1f] = base ? base + imm : 0;
 		} else if ((insn & 0xffe0ffe0) == 0xaa0003e0) {	/* mov xd, xm */
 			known[insn & 0x1f] = known[(insn >> 16) & 0x1f];
