@@ -308,24 +308,13 @@ static bool vfsfast_cg_ask_blocked(struct vfsfast_cg_ask *a)
 	       !completion_done(&a->done);
 }
 
-/*
- * A variable of kernel/cgroup/cgroup.c by name: by walking from an
- * exported neighbour, near dma_spin_lock in .bss (css_set_lock;
- * cgroup_mutex too where it is zero-initialized, 7.x) or near
- * cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1), else by
- * kallsyms' own lookup (symbols.c), where the cloud kernels, without
- * dma_spin_lock (compat/proc_cgroup.h), find css_set_lock.  Walks first:
- * before 6.2 that lookup reads every symbol up to the variable's, some
- * 40 ms of a 5.10 guest's load for one in .bss; a walk is a few hundred
- * sprint_symbol() calls at most.
- */
 #ifdef VFSFAST_CG_FROM_CODE
 /*
  * Without KALLSYMS_ALL: read from the code of the two functions that take
  * both locks the same way, proc_cgroup_show() (the target) and
  * task_cgroup_path(), "mutex_lock(&cgroup_mutex); spin_lock_irq(
  * &css_set_lock);": cgroup_mutex is the first mutex_lock()'s argument,
- * css_set_lock what the inlined spin_lock_irq() after it touches first
+ * css_set_lock what the spin_lock_irq() after it locks, inlined or not
  * (vfsfast_arch_call_ref()).  The two must agree, and a mutex must look
  * like one, an empty or well linked wait list, before setup locks it.
  */
@@ -359,6 +348,17 @@ static unsigned long vfsfast_cg_from_code(bool spinlock)
 #define VFSFAST_CG_CODE_NOTE	""
 #endif
 
+/*
+ * A variable of kernel/cgroup/cgroup.c by name: by walking from an
+ * exported neighbour, near dma_spin_lock in .bss (css_set_lock;
+ * cgroup_mutex too where it is zero-initialized, 7.x) or near
+ * cgrp_dfl_root in .data (cgroup_mutex on 5.10 and 6.1), else by
+ * kallsyms' own lookup (symbols.c), where the cloud kernels, without
+ * dma_spin_lock (compat/proc_cgroup.h), find css_set_lock.  Walks first:
+ * before 6.2 that lookup reads every symbol up to the variable's, some
+ * 40 ms of a 5.10 guest's load for one in .bss; a walk is a few hundred
+ * sprint_symbol() calls at most.
+ */
 static unsigned long vfsfast_cg_find(const char *name)
 {
 	unsigned long anchor = vfsfast_cg_bss_anchor();
@@ -368,16 +368,10 @@ static unsigned long vfsfast_cg_find(const char *name)
 		addr = vfsfast_lookup_data(name, anchor, 256);
 	if (!addr)
 		addr = vfsfast_lookup_data(name, (unsigned long)&cgrp_dfl_root, 256);
-	if (!addr)
-		addr = vfsfast_lookup_data_name(name);
-	if (!addr && !strcmp(name, "cgroup_mutex"))
-		addr = vfsfast_cg_from_code(false);
-	if (!addr && !strcmp(name, "css_set_lock"))
-		addr = vfsfast_cg_from_code(true);
-	return addr;
+	return addr ?: vfsfast_lookup_data_name(name);
 }
 
-/* What vfsfast_cg_find() tried, for the status of a variable it missed. */
+/* What the lookups tried, for the status of a variable they missed. */
 #define VFSFAST_CG_FIND_TRIED						\
 	"neither 256 symbols each way from cgrp_dfl_root"			\
 	VFSFAST_CG_BSS_ANCHOR_NOTE " nor kallsyms_lookup_name() (through a "	\
@@ -390,7 +384,8 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 	unsigned int ms;
 	int ret = 0;
 
-	vfsfast_cgroup_mutex = (struct mutex *)vfsfast_cg_find("cgroup_mutex");
+	vfsfast_cgroup_mutex = (struct mutex *)(vfsfast_cg_find("cgroup_mutex") ?:
+						vfsfast_cg_from_code(false));
 	if (!vfsfast_cgroup_mutex) {
 		vfsfast_unsupported(opt, "cgroup_mutex not found in kallsyms: "
 				    VFSFAST_CG_FIND_TRIED);
@@ -433,7 +428,8 @@ static int vfsfast_cg_setup(struct vfsfast_opt *opt)
 		vfsfast_unsupported(opt, "proc_cgroup_show() neither finished nor waited on cgroup_mutex in 10 s");
 		ret = -ETIMEDOUT;
 	} else {
-		vfsfast_css_set_lock = (spinlock_t *)vfsfast_cg_find("css_set_lock");
+		vfsfast_css_set_lock = (spinlock_t *)(vfsfast_cg_find("css_set_lock") ?:
+						      vfsfast_cg_from_code(true));
 		if (!vfsfast_css_set_lock) {
 			vfsfast_unsupported(opt, "css_set_lock not found in kallsyms: "
 					    VFSFAST_CG_FIND_TRIED);
