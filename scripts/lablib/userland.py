@@ -65,13 +65,27 @@ FLAVOURS = {"real": Flavour(PACKAGES, "", False), "fleet": Flavour(FLEET_PACKAGE
 # --recurse, installed ones only: no recommends) and the release's
 # essential and required packages, each with the files dpkg lists for it,
 # and the chroot's /etc.  The rest of the chroot (compilers, headers, the
-# kernel headers, apt's lists) is left out.
+# kernel headers, apt's lists) is left out.  A chroot that cross-builds
+# for arm64 has arm64 as a foreign architecture: apt-cache then names
+# some arm64 packages (libc6:arm64), which the image never holds.
 CLOSURE = """
 ess=$(dpkg-query -W -f='${Package} ${Essential} ${Priority}\\n' |
 	awk '$2 == "yes" || $3 == "required" { print $1 }')
 apt-cache depends --recurse --installed --no-recommends --no-suggests \\
 	--no-conflicts --no-breaks --no-replaces --no-enhances $PKGS $ess |
-	grep '^[a-z0-9]' | sort -u
+	grep '^[a-z0-9]' | grep -v : | sort -u
+"""
+# The files dpkg lists for $PKGS, each named with the chroot's own
+# architecture: a package installed for amd64 and arm64 both
+# (gcc-12-base, of the cross compiler's closure) is otherwise an
+# ambiguous name, on which dpkg -L stops listing at all (t_fleet's
+# bookworm image once came out without libc).
+LISTED = """
+dpkg-query -W -f='${Package} ${Architecture} ${binary:Package}\\n' |
+	awk -v n="$(dpkg --print-architecture)" -v want="$PKGS" '
+	BEGIN { split(want, w, " "); for (i in w) keep[w[i]] = 1 }
+	keep[$1] && ($2 == n || $2 == "all") { print $3 }' |
+	xargs dpkg -L 2>/dev/null || true
 """
 
 # Directories the guest mounts over (proc, sysfs, devtmpfs, tmpfs).
@@ -79,7 +93,7 @@ MOUNTPOINTS = ["proc", "sys", "dev", "run", "tmp", "var/tmp", "root", "mnt"]
 
 
 def _stamp_text(packages, alternatives=False, setup=""):
-    h = hashlib.sha256(("\n".join(packages) + "\0" + CLOSURE + "\0" + _files.__doc__
+    h = hashlib.sha256(("\n".join(packages) + "\0" + CLOSURE + LISTED + "\0" + _files.__doc__
                         + ("\0alternatives" if alternatives else "")
                         + ("\0" + setup if setup else "")).encode())
     return h.hexdigest() + "\n"
@@ -228,8 +242,7 @@ class Userland:
                 capture=True)
             pkgs = debian.in_chroot(root, f"PKGS='{' '.join(self.packages)}'\n" + CLOSURE,
                                     capture=True).split()
-            listed = debian.in_chroot(root, "dpkg -L " + " ".join(pkgs) + " 2>/dev/null || true",
-                                      capture=True)
+            listed = debian.in_chroot(root, f"PKGS='{' '.join(pkgs)}'\n" + LISTED, capture=True)
             names = _files(root, listed.splitlines())
             if self.alternatives:
                 names += _alternatives(root)
