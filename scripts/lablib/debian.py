@@ -117,7 +117,10 @@ def _packages(release):
 CHROOT_PACKAGES = ["make", "gcc", "libc6-dev", "dkms", "kmod", "xz-utils",
                    "zstd", "sparse",
                    # external validators run in the guests
-                   "stress-ng", "rt-tests"]
+                   "stress-ng", "rt-tests",
+                   # the release's mke2fs, which `run --mke2fs` carries
+                   # (trixie's minbase chroot has none)
+                   "e2fsprogs"]
 
 APT_CONF = """\
 APT::Install-Recommends "false";

@@ -168,6 +168,17 @@ def suites_image(ltp_dir, vfs_dir, ltp_match, fst_dir=None, fst_root=None):
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def mke2fs_files(kernel):
+    """{guest path: host path}: the release's mke2fs (of the kernel's
+    architecture) with its libraries and e2fsprogs' mke2fs.conf."""
+    files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs"])
+    root = debian.foreign_unpack(kernel, ["e2fsprogs"]) if kernel.cross else kernel.chroot_dir
+    conf = os.path.join(root, "etc/mke2fs.conf")
+    if os.path.isfile(conf):
+        files["/etc/mke2fs.conf"] = conf
+    return files
+
+
 def guest_tools(kernel):
     """{guest path: host path}: the release's mke2fs with its libraries and
     configuration, setfacl and getfacl (vfstest's ACL cases run them),

@@ -28,6 +28,11 @@
  *          stat-missing    stat(PATH + "-missing"): ENOENT
  *          access-x        access(PATH, X_OK) of an executable PATH
  *          open-close      open(PATH, O_RDONLY) and close()
+ *          readdir         one whole read of the directory PATH: open,
+ *                          getdents64() into 32 KiB until it returns 0,
+ *                          close; every read must see as many entries as
+ *                          the first (a fixed directory), and the warm-up
+ *                          is 2 reads, not 1000
  *        abloop time COMMAND [ARG...]          run COMMAND, then print its wall time
  *
  * The loops print exactly one line: ns_per_op=<ns, 3 decimals> ops=<calls>
@@ -79,7 +84,7 @@ static void print_usage(void)
 		"       abloop close-socket ITERATIONS NPROC\n"
 		"       abloop fstatat-empty|fstat|statx-empty|access|access-missing|\n"
 		"              access-denied|read-file|stat|open-missing|open-notdir|\n"
-		"              lstat|stat-rel|stat-missing|access-x|open-close\n"
+		"              lstat|stat-rel|stat-missing|access-x|open-close|readdir\n"
 		"              ITERATIONS [PATH]\n"
 		"       abloop time COMMAND [ARG...]\n");
 	exit(2);
@@ -199,7 +204,34 @@ static const char * const calls[] = {
 	"fstatat-empty", "fstat", "statx-empty", "access", "access-missing",
 	"access-denied", "read-file", "stat", "open-missing", "open-notdir",
 	"lstat", "stat-rel", "stat-missing", "access-x", "open-close",
+	"readdir",
 };
+#define CALL_READDIR 15
+
+/*
+ * One whole read of a directory; returns the entries it held.  The
+ * buffer is getdents64()'s, as GNU find's and ls's are (32 KiB).
+ */
+static long read_dir(const char *path)
+{
+	static char buf[32768];
+	long r, entries = 0;
+	int fd;
+
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -1;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (off < r) {
+			off += *(unsigned short *)(buf + off + 16);
+			entries++;
+		}
+	}
+	close(fd);
+	return r < 0 ? -1 : entries;
+}
 
 /*
  * One of calls[] on @path, @n times; the system calls are made directly,
@@ -209,6 +241,7 @@ static void call_loop(int c, const char *path, int fd, unsigned long n)
 {
 	static char buf[4096];
 	struct statx stx;
+	static long entries = -1;
 	struct stat st;
 	unsigned long i;
 	long r = 0;
@@ -266,6 +299,17 @@ static void call_loop(int c, const char *path, int fd, unsigned long n)
 		case 14:
 			fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 			r = fd < 0 ? -1 : close(fd);
+			break;
+		case CALL_READDIR:
+			r = read_dir(path);
+			if (r >= 0 && entries >= 0 && r != entries) {
+				fprintf(stderr, "abloop: readdir %s: %ld entries, then %ld\n",
+					path, entries, r);
+				exit(1);
+			}
+			if (r >= 0)
+				entries = r;
+			r = r < 0 ? -1 : 0;
 			break;
 		}
 		if (want ? r != -1 || errno != want : r != 0) {
@@ -381,7 +425,7 @@ int main(int argc, char **argv)
 			if (fd < 0)
 				die(path);
 		}
-		call_loop(c, path, fd, WARMUP);
+		call_loop(c, path, fd, c == CALL_READDIR ? 2 : WARMUP);
 		t0 = now_ns();
 		call_loop(c, path, fd, n);
 		t1 = now_ns();

@@ -1,0 +1,91 @@
+# What one directory read costs, stock (issue 50's baseline): a guest
+# script for icount guests, with the release's mke2fs:
+#
+#   scripts/vfsfast-lab run --kernels "5.10 6.1 6.12 7.2" --icount --mke2fs \
+#           scripts/workloads/readdir.sh
+#
+# Makes an ext4 filesystem with mkfs.ext4's defaults (dir_index on) on a
+# loop device over a file in the guest's tmpfs, and the same directories
+# on tmpfs: 2,000 and 20,000 empty files, the kernel itself building the
+# htree index as they are created.  For each, `abloop readdir` (open,
+# getdents64() into 32 KiB until the end, close) READS reads per run,
+# RUNS runs, first with no module, then with the module loaded
+# (enable=auto, the kernel's first backend: what every other knob leaves),
+# and prints one "readdir:" line per case (instructions per read, median
+# and spread of the runs), then kprobe counts per 2,000-entry ext4 read
+# (kfree() counts the whole guest's, a few of them not the read's;
+# ext4_htree_store_dirent() is called only for a hashed, dir_index read,
+# which a directory of more than one block the kernel grew itself is): ext4_htree_store_dirent() calls (one kzalloc'd struct fname
+# each), free_rb_tree_fname() calls and kfree() calls.
+
+RUNS=${RUNS:-5}
+READS=${READS:-10}
+VF=/sys/kernel/vfsfast
+
+sleep 5
+dd if=/dev/zero of=/tmp/rd.img bs=1M count=0 seek=256 2>/dev/null
+# By path: busybox's sh runs its own mke2fs applet before PATH's.
+/usr/sbin/mke2fs -q -F -t ext4 /tmp/rd.img || { echo "readdir: mke2fs failed"; exit 1; }
+mkdir -p /mnt/rd /tmp/rdt
+mount -t ext4 -o loop /tmp/rd.img /mnt/rd || { echo "readdir: mount failed"; exit 1; }
+for n in 2000 20000; do
+	for d in /mnt/rd/d$n /tmp/rdt/d$n; do
+		mkdir $d
+		i=0
+		while [ $i -lt $n ]; do
+			: >$d/f$i
+			i=$((i + 1))
+		done
+	done
+done
+sync
+echo "readdir: kernel $VFSFAST_KERNEL; /mnt/rd: $(grep ' /mnt/rd ' /proc/mounts)"
+
+# measure CASE DIR: RUNS runs of READS reads, instructions per read
+measure() {
+	vals=
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		v=$(abloop readdir "$READS" "$2" | sed -n 's/^ns_per_op=\([0-9.]*\).*/\1/p')
+		[ -n "$v" ] || { echo "readdir: $1 $2: abloop failed"; return; }
+		vals="$vals $v"
+		r=$((r + 1))
+	done
+	echo "$vals" | tr ' ' '\n' | grep . | sort -n | awk -v c="$1" -v d="$2" '
+		{ v[NR] = $1 }
+		END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "readdir: %s %s median=%.0f spread=%.3f%% runs=%d:", c, d, m,
+				(v[NR] - v[1]) / m * 100, NR
+			for (i = 1; i <= NR; i++)
+				printf " %.0f", v[i]
+			printf "\n"
+		}'
+}
+
+for c in stock auto; do
+	if [ $c = auto ]; then
+		insmod /lab/vfsfast.ko enable=auto || { echo "readdir: insmod failed"; exit 1; }
+		echo "readdir: auto: $(for o in $VF/*/; do
+			[ "$(cat $o/enabled 2>/dev/null)" = 1 ] && basename $o
+		done | tr '\n' ' ')"
+	fi
+	for d in /mnt/rd/d2000 /tmp/rdt/d2000 /mnt/rd/d20000 /tmp/rdt/d20000; do
+		measure $c $d
+	done
+done
+rmmod vfsfast
+
+T=/sys/kernel/tracing
+[ -d $T/options ] || mount -t tracefs none $T
+for p in ext4_htree_store_dirent free_rb_tree_fname kfree; do
+	echo "p:rd_$p $p" >>$T/kprobe_events 2>/dev/null ||
+		echo "readdir: no kprobe on $p (inlined or missing)"
+done
+echo 1 >$T/events/kprobes/enable
+# abloop's 2 warm-up reads and 1 measured: 3 reads.
+abloop readdir 1 /mnt/rd/d2000 >/dev/null
+echo 0 >$T/events/kprobes/enable
+awk '{ printf "readdir: per read of /mnt/rd/d2000 (3 reads): %s %.1f\n", $1, $2 / 3 }' \
+	$T/kprobe_profile
+echo >$T/kprobe_events
