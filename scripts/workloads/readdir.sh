@@ -98,6 +98,16 @@ dd if=/dev/zero of=/tmp/rdl.img bs=1M count=0 seek=64 2>/dev/null
 	mkdir -p /mnt/rdl && mount -t ext4 -o loop /tmp/rdl.img /mnt/rdl &&
 	mkdir /mnt/rdl/d2000 && i=0 &&
 	while [ $i -lt 2000 ]; do : >/mnt/rdl/d2000/f$i; i=$((i + 1)); done
+# ext4's legacy hash has no minor hash: names sharing it (dirdiff -c)
+# make the readdir tree's collision chains.
+printf '[defaults]\n\thash_alg = legacy\n' >/tmp/legacy.conf
+dd if=/dev/zero of=/tmp/rdh.img bs=1M count=0 seek=64 2>/dev/null
+MKE2FS_CONFIG=/tmp/legacy.conf /usr/sbin/mke2fs -q -F -t ext4 -O dir_index /tmp/rdh.img &&
+	mkdir -p /mnt/rdh && mount -t ext4 -o loop /tmp/rdh.img /mnt/rdh &&
+	mkdir /mnt/rdh/collide && dirdiff -c 400 >/tmp/collide.txt &&
+	while read -r n; do : >/mnt/rdh/collide/$n; done </tmp/collide.txt
 mkdir -p /mnt/rd/empty /mnt/rd/one /tmp/rdt/one && : >/mnt/rd/one/f && : >/tmp/rdt/one/f
 echo "readdir: dirdiff A/A: $(dirdiff /mnt/rd/empty /mnt/rd/one /mnt/rd/d2000 /mnt/rd/d20000 \
 	/tmp/rdt/one /tmp/rdt/d2000 /mnt/rdl/d2000 2>&1 | tail -n 3 | tr '\n' ' ')"
+echo "readdir: dirdiff A/A, $(wc -l </tmp/collide.txt) names sharing a legacy hash:" \
+	"$(dirdiff /mnt/rdh/collide 2>&1 | tail -n 3 | tr '\n' ' ')"

@@ -3,6 +3,7 @@
  * dirdiff: differential directory-read tester.
  *
  * usage: dirdiff [-k KNOBFILE] [-v] DIR...
+ *        dirdiff -c N
  *
  * Pass A makes every call with the knob at 0, pass B repeats exactly the
  * same calls with it at 1 (without -k, both passes run as the kernel is:
@@ -31,9 +32,17 @@
  * differing record,
  *   MISMATCH dir=<escaped> op=<op> n=<index> A:ret=R,errno=E,sum=S B:...
  * then
- *   dirdiff: dirs=D entries=N records=R mismatches=M
- * (entries: of the 32 KiB read of pass A, . and .. included).
+ *   dirdiff: dirs=D entries=N same_doff=K records=R mismatches=M
+ * (entries: of the 32 KiB read of pass A, . and .. included; same_doff:
+ * those whose d_off is the entry before's, a hash collision on ext4).
  * Exit 0 iff M == 0, 1 on mismatch or setup error, 2 on usage error.
+ *
+ * -c N prints N names (or a few more) that come in groups of two or more
+ * sharing ext4's legacy directory hash, which has no seed and no minor
+ * hash (its minor hash is 0): in a directory made with hash_alg = legacy
+ * each group is one node of ext4's readdir tree with the rest chained on
+ * it, the collision chains the passes must walk alike.  The names are
+ * ASCII, whose hash is the same under the signed and the unsigned variant.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +68,8 @@ struct rec {
 
 static struct rec *recs;
 static size_t nrecs, cap, cur;
+/* Entries of pass A's 32 KiB reads whose d_off is the one before's. */
+static long same_doff;
 static int pass, verbose;
 static long mismatches;
 static const char *cur_dir;
@@ -165,7 +176,7 @@ static int open_dir(const char *dir)
 /* The whole directory in calls of @size bytes; the number of entries. */
 static long read_all(const char *dir, size_t size, long **cookies)
 {
-	long r, n = 0, off, ncap = 0;
+	long r, n = 0, off, ncap = 0, last = 0;
 	int fd = open_dir(dir);
 
 	do {
@@ -179,6 +190,9 @@ static long read_all(const char *dir, size_t size, long **cookies)
 						exit(1);
 				}
 				memcpy(&(*cookies)[n], buf + off + 8, sizeof(long));
+				if (n && (*cookies)[n] == last && !pass)
+					same_doff++;
+				last = (*cookies)[n];
 			}
 			off += *(unsigned short *)(buf + off + 16);
 		}
@@ -238,6 +252,67 @@ static long one_dir(const char *dir)
 	return n;
 }
 
+/* ext4's dx_hack_hash(), as ext4fs_dirhash() keeps it: bit 0 clear. */
+static uint32_t legacy_hash(const char *name)
+{
+	uint32_t hash, hash0 = 0x12a3fe2d, hash1 = 0x37abe8f9;
+	const unsigned char *p = (const unsigned char *)name;
+
+	while (*p) {
+		hash = hash1 + (hash0 ^ (uint32_t)(*p++ * 7152373));
+		if (hash & 0x80000000)
+			hash -= 0x7fffffff;
+		hash1 = hash0;
+		hash0 = hash;
+	}
+	hash = (hash0 << 1) & ~1U;
+	/* EXT4_HTREE_EOF_32BIT, the end-of-directory cookie, is moved down. */
+	if (hash == (0x7fffffffU << 1))
+		hash = (0x7fffffffU - 1) << 1;
+	return hash;
+}
+
+struct hname {
+	uint32_t hash;
+	uint32_t i;
+};
+
+static int by_hash(const void *a, const void *b)
+{
+	const struct hname *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash ? 1 :
+	       x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* At least @want names of "c%07u" in groups that share a legacy hash. */
+static int collide(long want)
+{
+	uint32_t n = 1U << 20, i, j;
+	struct hname *h = malloc(n * sizeof(*h));
+	char name[16];
+	long out = 0;
+
+	if (!h)
+		return 1;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "c%07u", i);
+		h[i].hash = legacy_hash(name);
+		h[i].i = i;
+	}
+	qsort(h, n, sizeof(*h), by_hash);
+	for (i = 0; i < n && out < want; i = j) {
+		for (j = i + 1; j < n && h[j].hash == h[i].hash; j++)
+			;
+		if (j - i < 2)
+			continue;
+		for (; i < j; i++, out++)
+			printf("c%07u\n", h[i].i);
+	}
+	free(h);
+	return out < want;
+}
+
 static void set_knob(const char *knob, const char *val)
 {
 	FILE *f;
@@ -257,8 +332,10 @@ int main(int argc, char **argv)
 	long entries = 0;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "k:v")) != -1) {
+	while ((c = getopt(argc, argv, "c:k:v")) != -1) {
 		switch (c) {
+		case 'c':
+			return collide(atol(optarg));
 		case 'k':
 			knob = optarg;
 			break;
@@ -266,12 +343,12 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: dirdiff [-k KNOBFILE] [-v] DIR...\n");
+			fprintf(stderr, "usage: dirdiff [-k KNOBFILE] [-v] DIR... | -c N\n");
 			return 2;
 		}
 	}
 	if (optind == argc) {
-		fprintf(stderr, "usage: dirdiff [-k KNOBFILE] [-v] DIR...\n");
+		fprintf(stderr, "usage: dirdiff [-k KNOBFILE] [-v] DIR... | -c N\n");
 		return 2;
 	}
 	for (pass = 0; pass < 2; pass++) {
@@ -291,7 +368,7 @@ int main(int argc, char **argv)
 		}
 	}
 	set_knob(knob, "0");
-	printf("dirdiff: dirs=%d entries=%ld records=%zu mismatches=%ld\n",
-	       argc - optind, entries, nrecs, mismatches);
+	printf("dirdiff: dirs=%d entries=%ld same_doff=%ld records=%zu mismatches=%ld\n",
+	       argc - optind, entries, same_doff, nrecs, mismatches);
 	return mismatches ? 1 : 0;
 }
