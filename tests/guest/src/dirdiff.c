@@ -234,9 +234,11 @@ static long one_dir(const char *dir)
 	close(fd);
 
 	fd = open_dir(dir);
-	for (i = 0; i < n / 2; i += count(r))
-		if ((r = read_rec(fd, 4096)) <= 0)
+	for (i = 0; i < n / 2; i += count(r)) {
+		r = read_rec(fd, 4096);
+		if (r <= 0)
 			break;
+	}
 	if (n >= 4)
 		seek_read(fd, "resume", cookies[n / 4], SEEK_SET);
 	while (read_rec(fd, 32768) > 0)
