@@ -674,6 +674,9 @@ HOST_TESTS = [
      "at once with their gzips forced to overlap: neither fails, both get the same image"),
     ("ktap_diff_test.sh", "ktap-diff: two runs that differ only in values and notes are "
      "the same; changed results, names gone or added are shown"),
+    ("userland_listed_test.py", "the userland images' file lists in a chroot with a foreign "
+     "architecture: no arch-qualified name in the closure; a package of both architectures "
+     "listed as the chroot's own, nothing of the foreign one, no ambiguous name to dpkg -L"),
     ("extresults_test.py", "vfsfast-lab external's comparison on synthetic guest output: a "
      "result that changes with the knobs on is a difference, quoted; a failure the same "
      "with them off is the kernel's, listed; a test missing from a pass is reported; "
