@@ -50,8 +50,9 @@ from . import deb, debian, guest, kernels, util
 PACKAGES = ["dkms", "make", "gcc", "kmod", "openssl", "xz-utils", "libbpf1", "binutils"]
 # Free space left in the image for DKMS's build tree and the module.
 FREE_MB = 768
-# The guest: TCG, one vCPU, its clock the host's.
-GUEST_TIMEOUT_S = 3600
+# The guest: TCG, one vCPU, its clock the host's; DKMS runs make -j1 there
+# (one vCPU), and the module's compile probes run one after another.
+GUEST_TIMEOUT_S = 3 * 3600
 GUEST_MEMORY_MB = 2048
 TEST = "t_dkms_native"
 # binfmt_misc's magic and mask of the architecture's ELF executables

@@ -51,7 +51,7 @@ for f in $R/tmp/debs/vfsfast-dkms_*_all.deb $R/tmp/debs/vfsfast-tools_*.deb; do
 	debs="$debs ${f#$R}"
 done
 t0=$(date +%s)
-out=$(inroot apt-get install -y -q --no-download $debs 2>&1)
+out=$(inroot apt-get install -y -q $debs 2>&1)
 rc=$?
 t1=$(date +%s)
 echo "$out" | tail -n 40 | sed 's/^/# apt-get: /'
