@@ -26,10 +26,17 @@ inroot() {
 		DEBIAN_FRONTEND=noninteractive HOME=/root "$@"
 }
 
+# What udev makes on a booted system (a bare devtmpfs has none of them):
+# DKMS's <(...) needs /dev/fd (bookworm's dkms 3.0 stops without it).
+dev_links() {
+	ln -sf /proc/self/fd $R/dev/fd && ln -sf /proc/self/fd/0 $R/dev/stdin &&
+		ln -sf /proc/self/fd/1 $R/dev/stdout && ln -sf /proc/self/fd/2 $R/dev/stderr
+}
+
 setup() {
 	mount -o remount,rw $R &&
 		mount -t proc proc $R/proc && mount -t sysfs sysfs $R/sys &&
-		mount -t devtmpfs devtmpfs $R/dev && mount -t tmpfs tmpfs $R/run &&
+		mount -t devtmpfs devtmpfs $R/dev && dev_links && mount -t tmpfs tmpfs $R/run &&
 		mount -t tmpfs tmpfs $R/tmp && mkdir -p $R/tmp/debs &&
 		cp /lab/debs/*.deb $R/tmp/debs/
 }
