@@ -8,9 +8,10 @@ with a root filesystem image that is a Debian system of the kernel's
 architecture (dpkg database, maintainer scripts run, apt's lists): the
 release's minbase with dkms, make, gcc, openssl, libbpf1 and the
 headers of exactly the kernel the guest boots (linux-headers-<kver> at
-the version the lab's cross builds use, with linux-kbuild), and the
-kernel's modules unpacked in /usr/lib/modules with depmod run, as its
-image package would.  In the guest (tests/guest/t_dkms_native.sh),
+the version the lab's cross builds use, with linux-kbuild; trixie's
+bring the kernel's image package too), and the kernel's modules in
+/usr/lib/modules with depmod run, as its image package leaves them (the
+lab's unpacked copy, where the headers do not bring the image).  In the guest (tests/guest/t_dkms_native.sh),
 chrooted into that image, apt-get installs vfsfast-dkms_*_all.deb and
 vfsfast-tools_*_<arch>.deb as a user does: DKMS's postinst builds the
 module natively, with the release's gcc for the running kernel; the
