@@ -21,6 +21,12 @@
 #                      dpkg-buildpackage -a arm64), its programs checked, and
 #                      DKMS's build of vfsfast-dkms for Debian's arm64 6.12, 6.1
 #                      and 7.2 headers and the cloud 6.12 and 6.1 ones
+# make deb-arm64-guest the packages (as deb-arm64, without its DKMS cross
+#                      builds) installed with apt-get on Debian trixie's arm64
+#                      userland in a qemu-system-aarch64 guest (TCG) booting
+#                      6.12-arm64: DKMS builds the module natively there, it is
+#                      loaded, vfsfast status and vfsfast-ab run (slow: never
+#                      part of check)
 # make check           the test suite in the qemu lab (KERNELS="5.10 6.1 6.12 7.2
 #                      6.1-cloud": Debian's four stock kernels and one of their
 #                      cloud flavour; PROFILE=ci for CI's shorter stress loops)
@@ -208,6 +214,9 @@ deb:
 deb-arm64:
 	$(LAB) deb --arch arm64
 
+deb-arm64-guest:
+	$(LAB) deb --arch arm64 --dkms-kernels none --guest 6.12-arm64
+
 .PHONY: all modules install install-scripts install-dkms-src dkms-install clean check \
-	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb deb-arm64 \
+	check-legacy legacy-kernel bench-legacy check-debug debug-kernels bench demo style deb deb-arm64 deb-arm64-guest \
 	real-programs check-external build-arm64 check-arm64 check-fpac

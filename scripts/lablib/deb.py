@@ -451,6 +451,12 @@ def _show(debs, log, lint_ok, report, what):
     return not [l for l in (report or "").splitlines() if re.match(r"[EW]: ", l)]
 
 
+def default_out(release=BUILD_RELEASE):
+    """Where `vfsfast-lab deb` leaves the .debs without --out: deb-out/ in
+    the checkout, deb-out/RELEASE/ for another release than bookworm."""
+    return os.path.join(util.repo_dir(), "deb-out", "" if release == BUILD_RELEASE else release)
+
+
 def main(out=None, release=BUILD_RELEASE, arches=(), dkms_kernels=None):
     """`vfsfast-lab deb`: build, show lintian's report, print the paths.
     arches: the other architectures to cross-build vfsfast-tools for
@@ -458,8 +464,7 @@ def main(out=None, release=BUILD_RELEASE, arches=(), dkms_kernels=None):
     the module for dkms_kernels (default: every lab kernel of that
     architecture; [] for none).  Exit 1 when a build fails, lintian
     reports errors or warnings, or a check fails."""
-    out = out or os.path.join(util.repo_dir(), "deb-out",
-                              "" if release == BUILD_RELEASE else release)
+    out = out or default_out(release)
     # The overrides are written for bookworm's lintian: older ones know
     # neither their syntax nor every tag.
     lint = release == BUILD_RELEASE

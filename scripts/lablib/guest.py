@@ -139,8 +139,8 @@ def _make_evdiff_image():
 def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             env=None, keep_dir=None, mttcg=False, extra_files=None, on_output=None,
             append="", memory_mb=None):
-    """Boot kernel (a kernel.Kernel) with vfsfast's .ko and the test
-    programs; run job text.  The guest's environment (/lab/env.sh) holds
+    """Boot kernel (a kernel.Kernel) with vfsfast's .ko (None: a job that
+    loads a module of its own) and the test programs; run job text.  The guest's environment (/lab/env.sh) holds
     the kernel's facts and expectations, env on top."""
     entries, abi_opts = abi_entries()
     fd, initrd = tempfile.mkstemp(prefix="vfsfast-initrd-", suffix=".cpio")
@@ -163,14 +163,15 @@ def run_job(kernel, job, ko, disk=None, smp=1, icount=False, timeout=900,
             with open(list_path, "w") as f:
                 f.write("".join(f"/mnt/ext4/{e}\n" for e in disk.entries))
             files["/lab/ext4.list"] = list_path
-        files["/lab/vfsfast.ko"] = ko
+        if ko:
+            files["/lab/vfsfast.ko"] = ko
         files["/lab/evdiff-ext4.img.gz"] = evdiff_image()
         files.update(extra_files or {})
         genv = {
             "VFSFAST_KVER": kernel.kver,
             "VFSFAST_KERNEL": kernel.name,
             "VFSFAST_VERSION": build.version(),
-            "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion"),
+            "VFSFAST_SRCVERSION": build.modinfo(ko, "srcversion") if ko else "",
             "VFSFAST_BACKENDS_EXPECT": " ".join(build.expected_backends(kernel)),
             "VFSFAST_EXPECT_LIVEPATCH": "1" if build.has_livepatch(kernel) else "0",
             # A kprobe on a function's entry is an ftrace user (x86), or a
