@@ -297,6 +297,9 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
                  "(not done yet)")
         suites = [s for s in suites if s != "fstests"]
     kernel.ensure()
+    # The tree the module is built from, named before the build: a run
+    # takes an hour and more, and the work tree may move meanwhile.
+    commit = extbuild.commit_of(util.repo_dir())
     ko, log = build.guest_module(kernel)
     if ko and fault:
         ko = fault_module(kernel)
@@ -368,7 +371,7 @@ def run_kernel(kernel, ltp, fstests, filesystems, passes, ltp_match, timeout, gu
         print(f"[{kernel}] PROBLEM: {p}")
     summary = {
         "kernel": str(kernel), "kver": kernel.kver,
-        "vfsfast_commit": extbuild.commit_of(util.repo_dir()),
+        "vfsfast_commit": commit,
         "ltp_commit": extbuild.commit_of(ltp) if ltp else None,
         "fstests_commit": extbuild.commit_of(fstests) if fstests else None,
         "filesystems": filesystems, "passes": passes, "ltp_tests": n,
