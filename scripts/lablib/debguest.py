@@ -40,7 +40,7 @@ import shutil
 import subprocess
 import time
 
-from . import deb, debian, guest, kernels, util
+from . import deb, debian, guest, kernels, userland, util
 
 # What the image installs besides the release's minbase, for the
 # packages' Depends and DKMS's build: dkms (with kmod), the compiler and
@@ -242,17 +242,7 @@ class Image:
                              if re.fullmatch(r"[a-z0-9][a-z0-9.+-]* \S+", l))
         for d in ("proc", "sys", "dev"):
             os.makedirs(os.path.join(stage, d), exist_ok=True)
-        size_mb = int(util.run(["du", "-sm", stage], capture=True).split()[0])
-        size_mb = size_mb * 5 // 4 + FREE_MB
-        tmp = self.image + ".tmp"
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        with open(tmp, "wb") as f:
-            f.truncate(size_mb << 20)
-        util.run(["mkfs.ext4", "-q", "-F", "-d", stage, "-E",
-                  "root_owner=0:0,lazy_itable_init=0,lazy_journal_init=0", tmp], quiet=True)
-        shutil.rmtree(stage)
-        os.rename(tmp, self.image)
+        size_mb = userland.image_from_stage(stage, self.image, FREE_MB, "root_owner=0:0")
         with open(self.image + ".versions", "w") as f:
             f.write(versions + "\n")
         with open(self.stamp, "w") as f:
