@@ -189,15 +189,15 @@ def guest_tools(kernel):
     /lib64; and the kernel's configuration where LTP's tst_kconfig looks
     (/boot/config-RELEASE).  For a kernel of another architecture, all of
     them of that architecture (debian.foreign_programs())."""
-    files = debian.chroot_programs(kernel, ["/usr/sbin/mke2fs", "/usr/bin/setfacl",
-                                            "/usr/bin/getfacl"])
+    files = mke2fs_files(kernel)
+    files.update(debian.chroot_programs(kernel, ["/usr/bin/setfacl", "/usr/bin/getfacl"]))
     # For a kernel of another architecture, the NSS module and the loader
     # are its libc6's, unpacked beside the programs above (which brought
     # e2fsprogs' mke2fs.conf there too), not the chroot's own.
     root = debian.foreign_unpack(kernel, ["libc6"]) if kernel.cross else kernel.chroot_dir
     lib = f"usr/lib/{kernel.arch.multiarch}"
     loaders = [os.path.relpath(p, root) for p in glob.glob(os.path.join(root, lib, "ld-linux*.so.*"))]
-    for rel in ["etc/mke2fs.conf", f"{lib}/libnss_files.so.2"] + loaders:
+    for rel in [f"{lib}/libnss_files.so.2"] + loaders:
         path = os.path.realpath(os.path.join(root, rel))
         if os.path.isfile(path):
             files["/" + rel.replace("usr/lib/", "lib/", 1)] = path
