@@ -397,6 +397,16 @@ struct vfsfast_opt {
 	 * replacements keep from one call to the next.
 	 */
 	void (*teardown)(struct vfsfast_opt *opt);
+	/*
+	 * For replacements that make objects only the observers can free
+	 * (an arena's, which stock's kfree() must never see): called on
+	 * every path that takes the replacements away (off, passthrough, a
+	 * yield, a target that will not let go, unload) once they no
+	 * longer run and before the observers stop, to give back to stock
+	 * form whatever they made that is still alive.  It may sleep, and
+	 * does not fail.
+	 */
+	void (*unshare)(struct vfsfast_opt *opt);
 
 	/* engine: written under vfsfast_mutex */
 	enum vfsfast_state state;
@@ -608,6 +618,7 @@ void vfsfast_yield_exit(void);
 /* drain.c */
 void vfsfast_unhook_all(void);
 int vfsfast_drain(void);
+void vfsfast_drain_opt(struct vfsfast_opt *opt);
 unsigned long vfsfast_stat_sum(struct vfsfast_opt *opt, size_t offset);
 
 /* sysfs.c */

@@ -73,6 +73,18 @@ static int vfsfast_detach_group(struct vfsfast_opt *opt,
 	return vfsfast_group_detach(opt);
 }
 
+/*
+ * @opt's replacements are no longer reached: what they made goes back to
+ * stock form before its observers, which know how to free it, stop
+ * (struct vfsfast_opt, ->unshare).  Idempotent: a second call finds
+ * nothing left.
+ */
+void vfsfast_unshare(struct vfsfast_opt *opt)
+{
+	if (opt->unshare)
+		opt->unshare(opt);
+}
+
 /* Set, under vfsfast_mutex, once the module's text is about to go. */
 bool vfsfast_exiting;
 
@@ -89,8 +101,13 @@ static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
 {
 	int i;
 
+	/* Replacements first: the observers may free what they made. */
 	for (i = vfsfast_nfuncs(opt); i-- > 0;)
-		if (opt->funcs[i].attached)
+		if (opt->funcs[i].attached && !opt->funcs[i].observer)
+			vfsfast_route(opt, &opt->funcs[i], false);
+	vfsfast_unshare(opt);
+	for (i = vfsfast_nfuncs(opt); i-- > 0;)
+		if (opt->funcs[i].attached && opt->funcs[i].observer)
 			vfsfast_route(opt, &opt->funcs[i], false);
 	if (opt->state == VFSFAST_BROKEN)
 		return;
@@ -114,12 +131,17 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 			       const struct vfsfast_backend *b)
 {
 	struct vfsfast_func *func;
-	bool group = false;
+	bool group = false, unshared = false;
 	int i, ret;
 
 	for (i = vfsfast_nfuncs(opt); i-- > 0;) {
 		func = &opt->funcs[i];
 		group |= func->grouped;
+		/* Observers come first in the table: the replacements are gone. */
+		if (func->observer && !unshared) {
+			vfsfast_unshare(opt);
+			unshared = true;
+		}
 		if (!func->attached || func->grouped)
 			continue;
 		ret = vfsfast_detach_one(b, func);

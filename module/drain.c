@@ -91,6 +91,23 @@ void vfsfast_unhook_all(void)
 		pr_info("every target unhooked after %u ms of retries\n", waited);
 }
 
+/*
+ * At run time, with @opt's replacements no longer reached: return once no
+ * task is inside one of them, for an ->unshare() that must know that no
+ * replacement is still making what it gives back.  The first grace
+ * period lets a task sent there before count itself in; a replacement
+ * that may sleep for as long as user space decides holds the module
+ * instead of counting (vfsfast_hold()), so this waits only for bounded
+ * work.
+ */
+void vfsfast_drain_opt(struct vfsfast_opt *opt)
+{
+	vfsfast_sync_tasks();
+	while (vfsfast_inflight(opt) > 0)
+		vfsfast_idle_ms(1);
+	vfsfast_sync_tasks();
+}
+
 /* How long the drain waits before it names who is still inside. */
 #define VFSFAST_DRAIN_MS	10000
 

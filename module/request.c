@@ -69,7 +69,8 @@ int vfsfast_opt_request(struct vfsfast_opt *opt, bool on)
 
 /*
  * Passthrough on: every target straight to the stock code, replacements
- * first.  Off: the observers back first, then the replacements once the
+ * first, then what they made given back (->unshare()), then the
+ * observers.  Off: the observers back first, then the replacements once the
  * observers can be trusted, as on enable.
  */
 int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
@@ -81,6 +82,8 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 		return 0;
 	if (on) {
 		ret = vfsfast_route_all(opt, false, false);
+		if (!ret && vfsfast_hooked(opt))
+			vfsfast_unshare(opt);
 		if (!ret)
 			ret = vfsfast_route_all(opt, true, false);
 	} else {

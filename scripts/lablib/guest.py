@@ -15,7 +15,7 @@ from . import build, ext4img, opts, util, vm
 GUEST_PROGRAMS = ["rldiff", "rlloop", "wr", "uffdrl", "sysfuzz", "runas",
                   "fanperm", "bpfentry", "pseudowatch", "evdiff", "scdiff",
                   "auditdiff", "procdiff", "closediff", "namediff", "uringname", "permdiff",
-                  "aaprobe", "fliptime", "dirdiff", "dirrace"]
+                  "aaprobe", "fliptime", "dirdiff", "dirrace", "dirhold"]
 WORKLOAD_PROGRAMS = ["abloop", "rlbench", "nbench", "kfs"]
 # vfsfast-ab runs in the guest as on a host: the script and its statistics.
 GUEST_SCRIPTS = ["vfsfast-ab", "vfsfast-ab-stats.awk", "vfsfast"]

@@ -15,7 +15,7 @@ import subprocess
 from . import ab, build, deb, debian, guest, opts, rooms, style, userland, util, vm
 
 GUEST_TESTS = ["t_sysfs", "t_load", "t_input", "t_readlink", "t_calls", "t_proc", "t_getname", "t_lookup_exec", "t_lsm", "t_cgroup", "t_close", "t_fsnotify", "t_evdiff", "t_kernfs",
-               "t_kernfs_rcu", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
+               "t_kernfs_rcu", "t_readdir", "t_fault", "t_conflict", "t_livepatch", "t_backend", "t_bpf", "t_toggle",
                "t_unload", "t_stress", "t_ab"]
 # Groups whose subject is what a replacement answers, the same code
 # whichever backend carries it, and whose storms are long (t_input's
