@@ -385,16 +385,14 @@ static void vfsfast_arena_convert(struct vfsfast_dir_info *info)
 		vfsfast_arena_free(head);
 }
 
-/* How often a conversion that waits for a reader says so. */
-#define VFSFAST_ARENA_WAIT_LOG_MS	10000
+/* How long a conversion tries for a directory's lock before it queues. */
+#define VFSFAST_ARENA_TRY_MS	1000
 
 /*
  * The first tree @reg lists, in stock's form, or false if it lists none.
  * A file whose last reference is gone is being released, and its tree
  * freed through the free's hook, still attached: wait for that.  A reader
- * asleep inside a read holds the directory's i_rwsem: wait for it, in
- * idle sleeps (a getdents64() whose buffer is behind userfaultfd may hold
- * it for as long as user space decides), saying so.
+ * asleep inside a read holds the directory's i_rwsem: wait for it.
  */
 static bool vfsfast_arena_unshare_one(struct vfsfast_arena_registry *reg)
 {
@@ -417,9 +415,18 @@ static bool vfsfast_arena_unshare_one(struct vfsfast_arena_registry *reg)
 	}
 	inode = file_inode(file);
 	while (!inode_trylock(inode)) {
-		if (ms && ms % VFSFAST_ARENA_WAIT_LOG_MS == 0)
-			pr_info("readdir_arena: off waits %u ms for a reader of directory %lu on %s\n",
-				ms, inode->i_ino, inode->i_sb->s_id);
+		/*
+		 * Readers coming and going may keep a trylock from ever
+		 * winning: after a second, queue as a writer does.  A reader
+		 * that holds the lock for as long as user space decides
+		 * keeps this waiting as long: said first.
+		 */
+		if (ms >= VFSFAST_ARENA_TRY_MS) {
+			pr_info("readdir_arena: waiting for the readers of directory %lu on %s to give back its tree\n",
+				inode->i_ino, inode->i_sb->s_id);
+			inode_lock(inode);
+			break;
+		}
 		schedule_timeout_idle(msecs_to_jiffies(10));
 		ms += 10;
 	}

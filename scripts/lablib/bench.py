@@ -78,6 +78,11 @@ BENCHES = {
                     "instructions per read"),
     "proc_filesystems": (("proc_filesystems",),
                          "open, read and close of /proc/filesystems, instructions per read"),
+    "readdir_arena": (("readdir_arena",),
+                      "one whole read of a directory (open, getdents64() into 32 KiB until "
+                      "the end, close) on ext4 made in the guest (mkfs.ext4's defaults, "
+                      "dir_index: the kernel builds the index as the files are created), "
+                      "2,000 and 60 empty files, and on tmpfs, 2,000; instructions per read"),
 }
 
 
@@ -128,6 +133,29 @@ WORKLOADS = {
                      ("proc-read", [], ["proc-read"])],
     "proc_cgroup": [("proc-cgroup", [], ["proc-cgroup"])],
     "proc_filesystems": [("read", [], ["read-file"])],
+    "readdir": [("ext4-2000", [], ["readdir-at", "/tmp/rdb/mnt/d2000"]),
+                ("ext4-60", [], ["readdir-at", "/tmp/rdb/mnt/d60"]),
+                ("tmpfs-2000", [], ["readdir-at", "/tmp/rdb/d2000"])],
+}
+
+# What a workload set needs made in the guest before it runs: the
+# directories of readdir, on a fresh ext4 filesystem (the lab's own
+# empty image, guest.evdiff_image()) and on tmpfs.
+PREPARE = {
+    "readdir": """mkdir -p /tmp/rdb/mnt
+gunzip -c /lab/evdiff-ext4.img.gz >/tmp/rdb/ext4.img
+mount -t ext4 -o loop /tmp/rdb/ext4.img /tmp/rdb/mnt
+for d in /tmp/rdb/mnt/d2000 /tmp/rdb/mnt/d60 /tmp/rdb/d2000; do
+	mkdir $d
+	n=${d##*/d}
+	i=0
+	while [ $i -lt $n ]; do
+		: >$d/f$i
+		i=$((i + 1))
+	done
+done
+sync
+""",
 }
 
 RC_MARK = "VFSFAST-BENCH-RC "
@@ -153,7 +181,7 @@ def job_text(opt, rounds, iterations, backends):
     runs = "\n".join(lines)
     return f"""# cgroupfs, for the workloads that walk it (the guest mounts none itself).
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
-# Let boot-time background work finish before anything is measured.
+{PREPARE.get(wset, "")}# Let boot-time background work finish before anything is measured.
 sleep 5
 for b in {' '.join(backends)}; do
 	load_vfsfast enable=none backend=$b

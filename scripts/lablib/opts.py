@@ -412,7 +412,7 @@ OPTS = [
     # say otherwise.  The lab's guests load ext4 before vfsfast
     # (vm.GUEST_MODULES), where its targets live.
     Opt("readdir_arena", ("free_rb_tree_fname", "ext4_htree_store_dirent"), "none", "none",
-        _never),
+        _never, workloads="readdir"),
 ]
 
 BY_NAME = {o.name: o for o in OPTS}
