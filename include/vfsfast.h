@@ -401,12 +401,13 @@ struct vfsfast_opt {
 	 * For replacements that make objects only the observers can free
 	 * (an arena's, which stock's kfree() must never see): called on
 	 * every path that takes the replacements away (off, passthrough, a
-	 * yield, a target that will not let go, unload) once they no
-	 * longer run and before the observers stop, to give back to stock
-	 * form whatever they made that is still alive.  It may sleep, and
-	 * does not fail.
+	 * yield, a target that will not let go, unload), with @begin true
+	 * before the first of them stops being reached, then with @begin
+	 * false once none is and before the observers stop, to give back
+	 * to stock form whatever they made that is still alive.  It may
+	 * sleep, and does not fail.
 	 */
-	void (*unshare)(struct vfsfast_opt *opt);
+	void (*unshare)(struct vfsfast_opt *opt, bool begin);
 
 	/* engine: written under vfsfast_mutex */
 	enum vfsfast_state state;

@@ -74,15 +74,15 @@ static int vfsfast_detach_group(struct vfsfast_opt *opt,
 }
 
 /*
- * @opt's replacements are no longer reached: what they made goes back to
- * stock form before its observers, which know how to free it, stop
- * (struct vfsfast_opt, ->unshare).  Idempotent: a second call finds
- * nothing left.
+ * @opt's replacements are about to stop being reached (@begin), or no
+ * longer are: then what they made goes back to stock form before its
+ * observers, which know how to free it, stop (struct vfsfast_opt,
+ * ->unshare).  Idempotent: a second call finds nothing left.
  */
-void vfsfast_unshare(struct vfsfast_opt *opt)
+void vfsfast_unshare(struct vfsfast_opt *opt, bool begin)
 {
 	if (opt->unshare)
-		opt->unshare(opt);
+		opt->unshare(opt, begin);
 }
 
 /* Set, under vfsfast_mutex, once the module's text is about to go. */
@@ -102,10 +102,11 @@ static void vfsfast_break(struct vfsfast_opt *opt, struct vfsfast_func *func,
 	int i;
 
 	/* Replacements first: the observers may free what they made. */
+	vfsfast_unshare(opt, true);
 	for (i = vfsfast_nfuncs(opt); i-- > 0;)
 		if (opt->funcs[i].attached && !opt->funcs[i].observer)
 			vfsfast_route(opt, &opt->funcs[i], false);
-	vfsfast_unshare(opt);
+	vfsfast_unshare(opt, false);
 	for (i = vfsfast_nfuncs(opt); i-- > 0;)
 		if (opt->funcs[i].attached && opt->funcs[i].observer)
 			vfsfast_route(opt, &opt->funcs[i], false);
@@ -134,12 +135,13 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 	bool group = false, unshared = false;
 	int i, ret;
 
+	vfsfast_unshare(opt, true);
 	for (i = vfsfast_nfuncs(opt); i-- > 0;) {
 		func = &opt->funcs[i];
 		group |= func->grouped;
 		/* Observers come first in the table: the replacements are gone. */
 		if (func->observer && !unshared) {
-			vfsfast_unshare(opt);
+			vfsfast_unshare(opt, false);
 			unshared = true;
 		}
 		if (!func->attached || func->grouped)
@@ -151,6 +153,8 @@ static void vfsfast_detach_all(struct vfsfast_opt *opt,
 		}
 		func->attached = false;
 	}
+	if (!unshared)
+		vfsfast_unshare(opt, false);
 	/* Observers come first in the table: the group goes last. */
 	if (!group)
 		return;

@@ -110,7 +110,7 @@ const char *vfsfast_lp_holder(const char *func);
 extern bool vfsfast_exiting;
 int vfsfast_go_live(struct vfsfast_opt *opt);
 int vfsfast_opt_attach(struct vfsfast_opt *opt, const char **failed);
-void vfsfast_unshare(struct vfsfast_opt *opt);
+void vfsfast_unshare(struct vfsfast_opt *opt, bool begin);
 void vfsfast_opt_detach(struct vfsfast_opt *opt);
 
 #endif /* _VFSFAST_ENGINE_H */

@@ -31,6 +31,9 @@
  *    tree: stock's, the arena's, or mixed (a store detached while a fill
  *    ran on, or attached while one ran: a store into a tree whose root is
  *    stock's goes to stock, so a tree started by stock stays stock's).
+ *    Between an enable and the next time the store is taken away, no
+ *    tree can be mixed, and a tree with an arena root is given back
+ *    without the walk (vfsfast_arena_mixed).
  *    No quiesce is needed between the two: a tree is only touched by one
  *    getdents64() at a time (the file's f_pos_lock; nfsd reads through a
  *    file of its own) and by its last fput(), so a stock free still
@@ -110,6 +113,20 @@ static DEFINE_PER_CPU(struct vfsfast_arena_registry, vfsfast_arena_reg);
 /* Pages given out and given back, per CPU: their difference is what lives. */
 static DEFINE_PER_CPU(unsigned long, vfsfast_arena_pages_in);
 static DEFINE_PER_CPU(unsigned long, vfsfast_arena_pages_out);
+
+/*
+ * Whether a tree with an arena root may hold slab names: set before the
+ * store stops being reached (->unshare(), @begin), when stock's stores
+ * may start adding to arena trees, and cleared by ->arm(), before the
+ * store is reached again, when no arena tree is left (the last
+ * ->unshare() gave them all back).  While it is clear, a tree whose root
+ * is the arena's was started by the store's replacement and has had
+ * every later name from it: the free hands its pages back without a
+ * walk.  The smp_mb() after setting it orders it before the store's
+ * detach or reroute: a stock store that saw those, and the free after it
+ * (under the file's locks), see it set.
+ */
+static bool vfsfast_arena_mixed;
 
 /* The module that registered "ext4", held from load to unload. */
 static struct file_system_type *vfsfast_arena_fs;
@@ -314,6 +331,13 @@ static void vfsfast_free_rb_tree_fname(struct rb_root *root)
 		return;
 	}
 	vfsfast_enter(readdir_arena);
+	if (!READ_ONCE(vfsfast_arena_mixed) &&
+	    vfsfast_arena_name(root->rb_node)) {
+		vfsfast_arena_free(vfsfast_arena_of(root->rb_node)->head);
+		*root = RB_ROOT;
+		vfsfast_leave(readdir_arena);
+		return;
+	}
 	rbtree_postorder_for_each_entry_safe(fname, next, root, rb_hash) {
 		while (fname) {
 			old = fname;
@@ -439,10 +463,16 @@ static bool vfsfast_arena_unshare_one(struct vfsfast_arena_registry *reg)
 
 VFSFAST_RARE_PATH(vfsfast_arena_unshare_one);
 
-static void vfsfast_arena_unshare(struct vfsfast_opt *opt)
+static void vfsfast_arena_unshare(struct vfsfast_opt *opt, bool begin)
 {
 	int cpu;
 
+	if (begin) {
+		WRITE_ONCE(vfsfast_arena_mixed, true);
+		/* Seen before the store's detach: vfsfast_arena_mixed. */
+		smp_mb();
+		return;
+	}
 	if (vfsfast_arena_fi_no_unshare())
 		return;
 	/* No store adds to a tree from here on. */
@@ -451,6 +481,12 @@ static void vfsfast_arena_unshare(struct vfsfast_opt *opt)
 		while (vfsfast_arena_unshare_one(per_cpu_ptr(&vfsfast_arena_reg,
 							     cpu)))
 			;
+}
+
+/* Before the store is reached again: every arena tree was given back. */
+static void vfsfast_arena_arm(struct vfsfast_opt *opt)
+{
+	WRITE_ONCE(vfsfast_arena_mixed, false);
 }
 
 /* Arena pages alive now, for the tests. */
@@ -602,6 +638,7 @@ VFSFAST_NO_FUNCS(readdir_arena);
 #define vfsfast_arena_setup	NULL
 #define vfsfast_arena_teardown	NULL
 #define vfsfast_arena_unshare	NULL
+#define vfsfast_arena_arm	NULL
 #endif
 
 VFSFAST_OPTIMIZATION(readdir_arena, VFSFAST_READDIR_ARENA_TARGETS, "none",
@@ -610,4 +647,5 @@ VFSFAST_OPTIMIZATION(readdir_arena, VFSFAST_READDIR_ARENA_TARGETS, "none",
 	.setup = vfsfast_arena_setup,
 	.teardown = vfsfast_arena_teardown,
 	.unshare = vfsfast_arena_unshare,
+	.arm = vfsfast_arena_arm,
 );

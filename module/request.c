@@ -81,9 +81,11 @@ int vfsfast_opt_set_passthrough(struct vfsfast_opt *opt, bool on)
 	if (on == opt->passthrough)
 		return 0;
 	if (on) {
+		if (vfsfast_hooked(opt))
+			vfsfast_unshare(opt, true);
 		ret = vfsfast_route_all(opt, false, false);
 		if (!ret && vfsfast_hooked(opt))
-			vfsfast_unshare(opt);
+			vfsfast_unshare(opt, false);
 		if (!ret)
 			ret = vfsfast_route_all(opt, true, false);
 	} else {
