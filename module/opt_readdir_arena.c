@@ -446,8 +446,9 @@ static bool vfsfast_arena_unshare_one(struct vfsfast_arena_registry *reg)
 		 * keeps this waiting as long: said first.
 		 */
 		if (ms >= VFSFAST_ARENA_TRY_MS) {
-			pr_info("readdir_arena: waiting for the readers of directory %lu on %s to give back its tree\n",
-				inode->i_ino, inode->i_sb->s_id);
+			pr_info("readdir_arena: waiting for the readers of directory %llu on %s to give back its tree\n",
+				(unsigned long long)inode->i_ino,
+				inode->i_sb->s_id);
 			inode_lock(inode);
 			break;
 		}
