@@ -145,15 +145,9 @@ PREPARE = {
     "readdir": """mkdir -p /tmp/rdb/mnt
 gunzip -c /lab/evdiff-ext4.img.gz >/tmp/rdb/ext4.img
 mount -t ext4 -o loop /tmp/rdb/ext4.img /tmp/rdb/mnt
-for d in /tmp/rdb/mnt/d2000 /tmp/rdb/mnt/d60 /tmp/rdb/d2000; do
-	mkdir $d
-	n=${d##*/d}
-	i=0
-	while [ $i -lt $n ]; do
-		: >$d/f$i
-		i=$((i + 1))
-	done
-done
+make_files /tmp/rdb/mnt/d2000 2000
+make_files /tmp/rdb/mnt/d60 60
+make_files /tmp/rdb/d2000 2000
 sync
 """,
 }

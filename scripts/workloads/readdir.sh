@@ -32,14 +32,8 @@ dd if=/dev/zero of=/tmp/rd.img bs=1M count=0 seek=256 2>/dev/null
 mkdir -p /mnt/rd /tmp/rdt
 mount -t ext4 -o loop /tmp/rd.img /mnt/rd || { echo "readdir: mount failed"; exit 1; }
 for n in 2000 20000; do
-	for d in /mnt/rd/d$n /tmp/rdt/d$n; do
-		mkdir $d
-		i=0
-		while [ $i -lt $n ]; do
-			: >$d/f$i
-			i=$((i + 1))
-		done
-	done
+	make_files /mnt/rd/d$n $n
+	make_files /tmp/rdt/d$n $n
 done
 sync
 echo "readdir: kernel $VFSFAST_KERNEL; /mnt/rd: $(grep ' /mnt/rd ' /proc/mounts)"

@@ -121,6 +121,17 @@ backend_size() {
 	fi
 }
 
+# make_files DIR N: a new directory DIR holding N empty files f0 to
+# f<N-1>, created one by one (ext4 builds its hashed index as they come).
+make_files() {
+	mkdir "$1"
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		: >"$1/f$_i"
+		_i=$((_i + 1))
+	done
+}
+
 knob() { cat "$VF/$1/enabled"; }
 set_knob() { echo "$2" >"$VF/$1/enabled"; }
 stat_of() { cat "$VF/$1/stats/$2"; }
