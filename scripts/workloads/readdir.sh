@@ -14,7 +14,7 @@
 # and prints one "readdir:" line per case (instructions per read, median
 # and spread of the runs), then kprobe counts per 2,000-entry ext4 read
 # (kfree() counts the whole guest's, a few of them not the read's;
-# and, last, dirdiff's A/A run (both passes stock: every record of its
+# (stock, then with readdir_arena on) and, last, dirdiff's A/A run (both passes stock: every record of its
 # reads, seeks and resumed reads reproducible) over every directory made,
 # ext4 without dir_index (linear directories) included;
 # ext4_htree_store_dirent() is called only for a hashed, dir_index read,
@@ -75,17 +75,25 @@ rmmod vfsfast
 
 T=/sys/kernel/tracing
 [ -d $T/options ] || mount -t tracefs none $T
-for p in ext4_htree_store_dirent free_rb_tree_fname kfree; do
-	echo "p:rd_$p $p" >>$T/kprobe_events 2>/dev/null ||
-		echo "readdir: no kprobe on $p (inlined or missing)"
-done
-echo 1 >$T/events/kprobes/enable
-# abloop's 2 warm-up reads and 1 measured: 3 reads.
-abloop readdir 1 /mnt/rd/d2000 >/dev/null
-echo 0 >$T/events/kprobes/enable
-awk '{ printf "readdir: per read of /mnt/rd/d2000 (3 reads): %s %.1f\n", $1, $2 / 3 }' \
-	$T/kprobe_profile
-echo >$T/kprobe_events
+# counts WHAT: kprobe counts per read of /mnt/rd/d2000 (the page
+# allocator's entry has one name before 6.10, another after).
+counts() {
+	for p in ext4_htree_store_dirent free_rb_tree_fname kfree __get_free_pages \
+		get_free_pages_noprof; do
+		echo "p:rd_$p $p" >>$T/kprobe_events 2>/dev/null
+	done
+	echo 1 >$T/events/kprobes/enable
+	# abloop's 2 warm-up reads and 1 measured: 3 reads.
+	abloop readdir 1 /mnt/rd/d2000 >/dev/null
+	echo 0 >$T/events/kprobes/enable
+	awk -v w="$1" '{ printf "readdir: %s: per read of /mnt/rd/d2000 (3 reads): %s %.1f\n",
+		w, $1, $2 / 3 }' $T/kprobe_profile
+	echo >$T/kprobe_events
+}
+counts stock
+insmod /lab/vfsfast.ko enable=readdir_arena
+counts readdir_arena
+rmmod vfsfast
 
 dd if=/dev/zero of=/tmp/rdl.img bs=1M count=0 seek=64 2>/dev/null
 /usr/sbin/mke2fs -q -F -t ext4 -O ^dir_index /tmp/rdl.img &&
@@ -105,3 +113,9 @@ echo "readdir: dirdiff A/A: $(dirdiff /mnt/rd/empty /mnt/rd/one /mnt/rd/d2000 /m
 	/tmp/rdt/one /tmp/rdt/d2000 /mnt/rdl/d2000 2>&1 | tail -n 3 | tr '\n' ' ')"
 echo "readdir: dirdiff A/A, $(wc -l </tmp/collide.txt) names sharing a legacy hash:" \
 	"$(dirdiff /mnt/rdh/collide 2>&1 | tail -n 3 | tr '\n' ' ')"
+# The same directories knob off vs on, collision chains included.
+insmod /lab/vfsfast.ko enable=none
+echo "readdir: dirdiff readdir_arena off vs on: $(dirdiff -k $VF/readdir_arena/enabled \
+	/mnt/rd/empty /mnt/rd/one /mnt/rd/d2000 /mnt/rd/d20000 /mnt/rdl/d2000 /mnt/rdh/collide \
+	2>&1 | tail -n 3 | tr '\n' ' ')"
+rmmod vfsfast

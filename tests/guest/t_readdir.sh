@@ -64,7 +64,7 @@ t_eq "knob on: no arena page left once the read is closed" 0 "$(cat $P/readdir_a
 # with the knob on (its tree alive, from the arena), WHAT done, the read
 # finished and closed; its listing must be stock's.
 hold_then() {
-	rm -f $RD/go
+	rm -f $RD/go $RD/left
 	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
 	hp=$!
 	w=0
@@ -122,6 +122,18 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	t_eq "the parked fill's read, finished after the disable, is stock's listing" \
 		"$whole" "$(tail -n1 $RD/held)"
 	t_eq "parked flip: no arena page left" 0 "$(cat $P/readdir_arena_pages)"
+	# The bug invariant 2 keeps out, on purpose: off gives nothing back
+	# (fi_arena_no_unshare).  The check above, "no arena page left",
+	# must see it; the knob goes back on before the read goes on, so
+	# that the free that meets the tree is the arena's, not stock's
+	# kfree().
+	echo 1 >$P/fi_arena_no_unshare
+	set_knob readdir_arena 1
+	t_eq "broken build (no unshare): off in the middle of a read leaves arena pages, which the off check sees" \
+		"$whole|yes" "$(hold_then 'set_knob readdir_arena 0; [ "$(cat $P/readdir_arena_pages)" -gt 0 ] && echo yes >$RD/left; set_knob readdir_arena 1')|$(cat $RD/left 2>/dev/null)"
+	echo 0 >$P/fi_arena_no_unshare
+	set_knob readdir_arena 0
+	t_eq "broken build: its tree freed by the arena's free once back on" 0 "$(cat $P/readdir_arena_pages)"
 	unload_vfsfast
 	load_vfsfast enable=none
 else
