@@ -63,8 +63,7 @@ FSTESTS_NAMED = {
     "generic/378": "permissions through hard links",
     "generic/423": "statx()",
     # Directory reads (readdir_arena), beyond the dir group's 257, 471,
-    # 637 and 736.
-    "generic/310": "readdir racing lseek on a directory",
+    # 637 and 736 (generic/310, readdir racing lseek, is not quick).
     "generic/676": "seekdir to valid and invalid positions",
 }
 # fstests' own marks of tests nobody should run.
