@@ -134,11 +134,13 @@ static struct file_system_type *vfsfast_arena_fs;
 #ifdef VFSFAST_FAULT_INJECT
 /*
  * Test builds only.  fi_arena_park names a task whose arena stores hold
- * (30 s at most, asleep) after each name is in the tree, so that a test
- * can flip the knob or unload in the middle of a fill; fi_arena_parked
- * counts the holds.  fi_arena_no_unshare=1 makes ->unshare() give
- * nothing back: the bug invariant 2 keeps out (stock's free then kfree()s
- * arena names).
+ * (30 s at most, asleep) before each name, the first of a tree before
+ * the tree exists, so that a test can flip the knob or unload in the
+ * middle of a fill; fi_arena_parked counts the holds.  The bugs invariant
+ * 2 keeps out: fi_arena_no_unshare=1 makes ->unshare() give nothing back
+ * (stock's free then kfree()s arena names); fi_arena_no_drain=1 makes it
+ * give back what is registered without waiting for the stores still
+ * running, one of which may then start a tree nothing gives back.
  */
 static char fi_arena_park[TASK_COMM_LEN];
 module_param_string(fi_arena_park, fi_arena_park, sizeof(fi_arena_park), 0644);
@@ -149,13 +151,18 @@ MODULE_PARM_DESC(fi_arena_parked, "test builds: arena stores held by fi_arena_pa
 static bool fi_arena_no_unshare;
 module_param(fi_arena_no_unshare, bool, 0644);
 MODULE_PARM_DESC(fi_arena_no_unshare, "test builds: leave arena trees alive at off and unload (the bug)");
+static bool fi_arena_no_drain;
+module_param(fi_arena_no_drain, bool, 0644);
+MODULE_PARM_DESC(fi_arena_no_drain, "test builds: give trees back without waiting for running stores (the bug)");
 
 #define vfsfast_arena_fi_park() \
 	vfsfast_fi_hold_task(fi_arena_park, &fi_arena_parked, 30000, false)
 #define vfsfast_arena_fi_no_unshare()	READ_ONCE(fi_arena_no_unshare)
+#define vfsfast_arena_fi_no_drain()	READ_ONCE(fi_arena_no_drain)
 #else
 static inline void vfsfast_arena_fi_park(void) { }
 #define vfsfast_arena_fi_no_unshare()	false
+#define vfsfast_arena_fi_no_drain()	false
 #endif
 
 /* Whether a name (or a tree's node) is the arena's rather than the slab's. */
@@ -265,6 +272,7 @@ static int vfsfast_htree_store_dirent(struct file *dir_file, __u32 hash,
 		head = vfsfast_arena_of(*p)->head;
 	}
 	vfsfast_enter(readdir_arena);
+	vfsfast_arena_fi_park();
 	if (!head)
 		head = vfsfast_arena_new(dir_file);
 	new_fn = head ? vfsfast_arena_carve(head, sizeof(*new_fn) +
@@ -308,7 +316,6 @@ static int vfsfast_htree_store_dirent(struct file *dir_file, __u32 hash,
 	rb_link_node(&new_fn->rb_hash, parent, p);
 	rb_insert_color(&new_fn->rb_hash, &info->root);
 out:
-	vfsfast_arena_fi_park();
 	vfsfast_leave(readdir_arena);
 	return 0;
 }
@@ -476,8 +483,9 @@ static void vfsfast_arena_unshare(struct vfsfast_opt *opt, bool begin)
 	}
 	if (vfsfast_arena_fi_no_unshare())
 		return;
-	/* No store adds to a tree from here on. */
-	vfsfast_drain_opt(opt);
+	/* No store adds to a tree, or starts one, from here on. */
+	if (!vfsfast_arena_fi_no_drain())
+		vfsfast_drain_opt(opt);
 	for_each_possible_cpu(cpu)
 		while (vfsfast_arena_unshare_one(per_cpu_ptr(&vfsfast_arena_reg,
 							     cpu)))

@@ -94,8 +94,8 @@ echo 0 >$VF/readdir_arena/passthrough
 t_eq "passthrough off again: active" active \
 	"$(head -n1 $VF/readdir_arena/status | cut -d' ' -f1)"
 
-# A flip while a store is parked between two names of one fill: the
-# disable waits for the store (the drain), then gives the tree back.
+# A flip while a store is parked before it starts its tree: the disable
+# waits for the store (the drain), then gives the tree back.
 if [ -f /lab/vfsfast-fi.ko ]; then
 	unload_vfsfast
 	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
@@ -122,6 +122,48 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	t_eq "the parked fill's read, finished after the disable, is stock's listing" \
 		"$whole" "$(tail -n1 $RD/held)"
 	t_eq "parked flip: no arena page left" 0 "$(cat $P/readdir_arena_pages)"
+	# The same with the drain left out (fi_arena_no_drain): the disable
+	# does not wait for the parked store, which then starts an arena tree
+	# after the registered ones were given back.  The knob goes back on
+	# before the read goes on, so that the free that meets the tree is
+	# the arena's.
+	echo 1 >$P/fi_arena_no_drain
+	set_knob readdir_arena 1
+	rm -f $RD/go $RD/off
+	echo dirhold >$P/fi_arena_park
+	p0=$(cat $P/fi_arena_parked)
+	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
+	hp=$!
+	w=0
+	while [ "$(cat $P/fi_arena_parked)" = "$p0" ] && [ $w -lt 100 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	(set_knob readdir_arena 0; echo done >$RD/off) &
+	op=$!
+	sleep 1
+	early=$([ -e $RD/off ] && echo yes)
+	echo >$P/fi_arena_park
+	wait $op
+	w=0
+	while ! grep -q held $RD/held && [ $w -lt 100 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	left=$(cat $P/readdir_arena_pages)
+	set_knob readdir_arena 1
+	echo 0 >$P/fi_arena_no_drain
+	touch $RD/go
+	wait $hp
+	caught=$([ "$early" = yes ] && [ "$left" -gt 0 ] && echo yes)
+	t_checkv "broken build (no drain): the disable does not wait, and an arena tree outlives it, which the checks above see" \
+		"off before the store went on: ${early:-no}; arena pages after: $left" \
+		[ "$caught" = yes ]
+	t_eq "broken build (no drain): the read's listing is stock's" "$whole" "$(tail -n1 $RD/held)"
+	set_knob readdir_arena 0
+	t_eq "broken build (no drain): no arena page left once off with the drain" 0 \
+		"$(cat $P/readdir_arena_pages)"
+
 	# The bug invariant 2 keeps out, on purpose: off gives nothing back
 	# (fi_arena_no_unshare).  The check above, "no arena page left",
 	# must see it; the knob goes back on before the read goes on, so
