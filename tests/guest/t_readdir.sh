@@ -127,12 +127,14 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	# after the registered ones were given back.  The knob goes back on
 	# before the read goes on, so that the free that meets the tree is
 	# the arena's.
+	# The first call's buffer takes a couple of entries: the tree is not
+	# emptied, nor freed, in it.
 	echo 1 >$P/fi_arena_no_drain
 	set_knob readdir_arena 1
 	rm -f $RD/go $RD/off
 	echo dirhold >$P/fi_arena_park
 	p0=$(cat $P/fi_arena_parked)
-	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
+	dirhold $RD/mnt/big 100 $RD/go >$RD/held &
 	hp=$!
 	w=0
 	while [ "$(cat $P/fi_arena_parked)" = "$p0" ] && [ $w -lt 100 ]; do
