@@ -64,7 +64,9 @@ t_eq "knob on: no arena page left once the read is closed" 0 "$(cat $P/readdir_a
 # with the knob on (its tree alive, from the arena), WHAT done, the read
 # finished and closed; its listing must be stock's.
 hold_then() {
-	rm -f $RD/go $RD/left
+	# The old output goes first: the background shell's redirection
+	# empties it only when it runs, after the wait below may have read it.
+	rm -f $RD/go $RD/left $RD/held
 	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
 	hp=$!
 	w=0
@@ -100,7 +102,7 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	unload_vfsfast
 	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
 	set_knob readdir_arena 1
-	rm -f $RD/go
+	rm -f $RD/go $RD/held
 	echo dirhold >$P/fi_arena_park
 	p0=$(cat $P/fi_arena_parked)
 	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
@@ -131,7 +133,7 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	# emptied, nor freed, in it.
 	echo 1 >$P/fi_arena_no_drain
 	set_knob readdir_arena 1
-	rm -f $RD/go $RD/off
+	rm -f $RD/go $RD/off $RD/held
 	echo dirhold >$P/fi_arena_park
 	p0=$(cat $P/fi_arena_parked)
 	dirhold $RD/mnt/big 100 $RD/go >$RD/held &
