@@ -70,7 +70,7 @@ hold_then() {
 	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
 	hp=$!
 	w=0
-	while ! grep -q held $RD/held && [ $w -lt 100 ]; do
+	while ! grep -qs held $RD/held && [ $w -lt 100 ]; do
 		sleep 0.1
 		w=$((w + 1))
 	done
@@ -150,7 +150,7 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	echo >$P/fi_arena_park
 	wait $op
 	w=0
-	while ! grep -q held $RD/held && [ $w -lt 100 ]; do
+	while ! grep -qs held $RD/held && [ $w -lt 100 ]; do
 		sleep 0.1
 		w=$((w + 1))
 	done
