@@ -96,16 +96,16 @@ echo 0 >$VF/readdir_arena/passthrough
 t_eq "passthrough off again: active" active \
 	"$(head -n1 $VF/readdir_arena/status | cut -d' ' -f1)"
 
-# A flip while a store is parked before it starts its tree: the disable
-# waits for the store (the drain), then gives the tree back.
-if [ -f /lab/vfsfast-fi.ko ]; then
-	unload_vfsfast
-	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
-	set_knob readdir_arena 1
-	rm -f $RD/go $RD/held
+# parked_off FIRST: a held read of the 2,000-entry directory (FIRST bytes
+# first) whose stores park (fi_arena_park), and a disable started while
+# the first store is parked; returns once the park is released and the
+# disable done, with $early "yes" if the disable was done before the
+# release, and $hp the read's pid.
+parked_off() {
+	rm -f $RD/go $RD/off $RD/held
 	echo dirhold >$P/fi_arena_park
 	p0=$(cat $P/fi_arena_parked)
-	dirhold $RD/mnt/big 4096 $RD/go >$RD/held &
+	dirhold $RD/mnt/big "$1" $RD/go >$RD/held &
 	hp=$!
 	w=0
 	while [ "$(cat $P/fi_arena_parked)" = "$p0" ] && [ $w -lt 100 ]; do
@@ -115,10 +115,20 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	(set_knob readdir_arena 0; echo done >$RD/off) &
 	op=$!
 	sleep 1
-	t_check "a store parked in the middle of a fill holds the disable back" \
-		[ ! -e $RD/off ]
+	early=$([ -e $RD/off ] && echo yes)
 	echo >$P/fi_arena_park
 	wait $op
+}
+
+# A flip while a store is parked before it starts its tree: the disable
+# waits for the store (the drain), then gives the tree back.
+if [ -f /lab/vfsfast-fi.ko ]; then
+	unload_vfsfast
+	insmod /lab/vfsfast-fi.ko enable=none ${VFSFAST_BACKEND:+backend=$VFSFAST_BACKEND}
+	set_knob readdir_arena 1
+	parked_off 4096
+	t_check "a store parked in the middle of a fill holds the disable back" \
+		[ -z "$early" ]
 	touch $RD/go
 	wait $hp
 	t_eq "the parked fill's read, finished after the disable, is stock's listing" \
@@ -133,22 +143,7 @@ if [ -f /lab/vfsfast-fi.ko ]; then
 	# emptied, nor freed, in it.
 	echo 1 >$P/fi_arena_no_drain
 	set_knob readdir_arena 1
-	rm -f $RD/go $RD/off $RD/held
-	echo dirhold >$P/fi_arena_park
-	p0=$(cat $P/fi_arena_parked)
-	dirhold $RD/mnt/big 100 $RD/go >$RD/held &
-	hp=$!
-	w=0
-	while [ "$(cat $P/fi_arena_parked)" = "$p0" ] && [ $w -lt 100 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
-	(set_knob readdir_arena 0; echo done >$RD/off) &
-	op=$!
-	sleep 1
-	early=$([ -e $RD/off ] && echo yes)
-	echo >$P/fi_arena_park
-	wait $op
+	parked_off 100
 	w=0
 	while ! grep -qs held $RD/held && [ $w -lt 100 ]; do
 		sleep 0.1
